@@ -1,0 +1,56 @@
+# mcptasks — see README.md. Every target works on a fresh clone.
+GO        ?= go
+SCHEMA    := schema/2025-11-25/schema.json
+SHARED    := ../shared/spec/2025-11-25/schema.json
+SCHEMA_SHA = $(shell awk '/^sha256:/{print $$2}' schema/SOURCE)
+SCHEMA_URL = $(shell awk '/^raw:/{print $$2}' schema/SOURCE)
+TEST_FLAGS ?= -race -count=1 -timeout 45m
+
+.PHONY: all schema generate verify-generate test lint bench fuzz conformance clean
+
+all: verify-generate lint test
+
+## schema: place the pinned official schema.json (from $$MCP_SCHEMA_FILE, ../shared, or upstream) and verify its sha256
+schema:
+	@mkdir -p $(dir $(SCHEMA))
+	@set -e; \
+	if [ -n "$$MCP_SCHEMA_FILE" ]; then src="$$MCP_SCHEMA_FILE"; cp "$$src" $(SCHEMA).tmp; \
+	elif [ -f "$(SHARED)" ]; then src="$(SHARED)"; cp "$$src" $(SCHEMA).tmp; \
+	else src="$(SCHEMA_URL)"; \
+	  if ! curl -fsSL --max-time 60 -o $(SCHEMA).tmp "$$src"; then \
+	    rm -f $(SCHEMA).tmp; echo "make schema: no schema source reachable: set MCP_SCHEMA_FILE, place ../shared beside the checkout, or allow access to $$src" >&2; exit 1; fi; \
+	fi; \
+	got=$$(sha256sum $(SCHEMA).tmp | awk '{print $$1}'); \
+	if [ "$$got" != "$(SCHEMA_SHA)" ]; then rm -f $(SCHEMA).tmp; \
+	  echo "make schema: sha256 mismatch for $$src: got $$got, want $(SCHEMA_SHA) (pinned in schema/SOURCE)" >&2; exit 1; fi; \
+	mv $(SCHEMA).tmp $(SCHEMA); echo "schema: $(SCHEMA) from $$src (sha256 ok)"
+
+## generate: regenerate the wire types and the validation schema
+generate: schema
+	$(GO) generate ./...
+
+## verify-generate: regenerate and fail on any difference from what is committed
+verify-generate: generate
+	@git diff --exit-code -- schema gen || { echo "verify-generate: generated files differ from the commit; run 'make generate' and commit" >&2; exit 1; }
+	@untracked=$$(git ls-files --others --exclude-standard -- schema gen); \
+	if [ -n "$$untracked" ]; then echo "verify-generate: untracked generated files: $$untracked" >&2; exit 1; fi
+
+## test: the whole test suite, with the race detector, against real engines
+test: schema
+	$(GO) test $(TEST_FLAGS) ./...
+
+## lint: formatting and vet
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:" $$out >&2; exit 1; fi
+	$(GO) vet ./...
+
+## bench: every benchmark (stores, server) once
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./...
+
+## conformance: certify the embedded reference server (the README's main command)
+conformance:
+	$(GO) run ./cmd/conformance
+
+clean:
+	rm -rf conformance-results $(SCHEMA)

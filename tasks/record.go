@@ -1,0 +1,86 @@
+package tasks
+
+import (
+	"encoding/json"
+	"maps"
+	"time"
+)
+
+// Owner identifies the authorization context a task is bound to. Values are
+// opaque to stores; ResolveOwner builds them from a request's identity.
+type Owner string
+
+// Record is what a Store keeps for one task: the fields the wire Task shows,
+// plus the owner, the request that created it, variables, the outcome and
+// the expiry. Wire conversion happens at the server boundary.
+type Record struct {
+	ID            string
+	Owner         Owner
+	Method        string // the request that was augmented, e.g. "tools/call"
+	Status        Status
+	StatusMessage string
+	CreatedAt     time.Time
+	LastUpdatedAt time.Time
+	// TTL is the effective retention from creation; nil means unlimited.
+	TTL *time.Duration
+	// PollInterval is the suggested polling period; zero means none.
+	PollInterval time.Duration
+	// ExpiresAt is CreatedAt+TTL; zero when TTL is nil.
+	ExpiresAt time.Time
+	// Version grows by at least one on every change of the record. Wait
+	// uses it to detect changes without losing any.
+	Version int64
+	// Variables are free-form key/value pairs attached to the task.
+	Variables map[string]json.RawMessage
+	// Outcome is set once the task is terminal. Get and List may leave it
+	// nil; Result always fills it.
+	Outcome *Outcome
+}
+
+// Outcome is the final answer of the augmented request: exactly one of
+// Result (the JSON of a successful result) or Error (a JSON-RPC error).
+type Outcome struct {
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *RPCError       `json:"error,omitempty"`
+}
+
+// RPCError is a JSON-RPC error object, kept verbatim so tasks/result can
+// return exactly what the underlying request produced.
+type RPCError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// Error makes RPCError usable as a Go error.
+func (e *RPCError) Error() string { return e.Message }
+
+// CodeRequestCancelled is the JSON-RPC code stored as the outcome of a
+// cancelled task. The spec leaves that payload open; -32800 is the code MCP
+// SDKs commonly use for a cancelled request.
+const CodeRequestCancelled = -32800
+
+// Expired reports whether r has a TTL and it has elapsed at now.
+func (r *Record) Expired(now time.Time) bool {
+	return !r.ExpiresAt.IsZero() && !now.Before(r.ExpiresAt)
+}
+
+// Clone returns a deep copy of r, so callers can't mutate a store's state.
+func (r Record) Clone() Record {
+	if r.TTL != nil {
+		ttl := *r.TTL
+		r.TTL = &ttl
+	}
+	if r.Variables != nil {
+		r.Variables = maps.Clone(r.Variables)
+	}
+	if r.Outcome != nil {
+		o := *r.Outcome
+		if o.Error != nil {
+			e := *o.Error
+			o.Error = &e
+		}
+		r.Outcome = &o
+	}
+	return r
+}

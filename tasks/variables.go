@@ -1,0 +1,59 @@
+package tasks
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+)
+
+// MergeVariables applies patch to current and returns the new map (current
+// is not modified): keys in patch are added or replaced, a JSON null
+// deletes the key. Every value must be valid JSON and the merged map, as
+// JSON, must fit in limit bytes (limit <= 0: no limit). An empty result is
+// nil.
+func MergeVariables(current, patch map[string]json.RawMessage, limit int) (map[string]json.RawMessage, error) {
+	out := maps.Clone(current)
+	for k, v := range patch {
+		if k == "" {
+			return nil, fmt.Errorf("%w: variable name must not be empty", ErrInvalidParams)
+		}
+		v = bytes.TrimSpace(v)
+		if !validJSON(v) {
+			return nil, fmt.Errorf("%w: variable %q is not valid JSON", ErrInvalidParams, k)
+		}
+		if bytes.Equal(v, []byte("null")) {
+			delete(out, k)
+			continue
+		}
+		if out == nil {
+			out = make(map[string]json.RawMessage, len(patch))
+		}
+		out[k] = append(json.RawMessage(nil), v...)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	if limit > 0 {
+		if n := VariablesSize(out); n > limit {
+			return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrVariablesTooLarge, n, limit)
+		}
+	}
+	return out, nil
+}
+
+// VariablesSize is the length of vars encoded as a JSON object: the
+// measure the size limit applies to.
+func VariablesSize(vars map[string]json.RawMessage) int {
+	if len(vars) == 0 {
+		return 2
+	}
+	n := 1 // {
+	for k, v := range vars {
+		kb, _ := json.Marshal(k)
+		n += len(kb) + 1 + len(v) + 1 // "k":v,
+	}
+	return n // the last comma stands for }
+}
+
+func validJSON(b []byte) bool { return len(b) > 0 && json.Valid(b) }
