@@ -1,0 +1,34 @@
+package tasks
+
+import (
+	"context"
+	"time"
+)
+
+// LeaseStore is implemented by stores that several server instances share.
+// The instance running a task's work renews a lease on it while the work
+// runs; if the instance dies, the lease lapses and any instance's reaper
+// ends the task as failed, so it never stays working forever.
+//
+// The engine uses it when the Store implements it; single-process stores
+// (memory, SQLite) need not.
+type LeaseStore interface {
+	// RenewLease records that the task's work is alive until until. It
+	// fails with ErrNotFound for unknown tasks and is a no-op success on
+	// terminal tasks.
+	RenewLease(ctx context.Context, owner Owner, id string, until time.Time) error
+	// ReapExpiredLeases ends, as failed with an RPC error outcome and a
+	// status message saying the worker was lost, every non-terminal task
+	// whose lease has lapsed at Config.Now(). Tasks that never had a lease
+	// are left alone. It returns how many it ended.
+	ReapExpiredLeases(ctx context.Context) (int, error)
+}
+
+// LostWorkerOutcome is the outcome ReapExpiredLeases stores.
+func LostWorkerOutcome() Outcome {
+	return Outcome{Error: &RPCError{Code: CodeInternalError, Message: "the server instance running this task stopped before it finished"}}
+}
+
+// DefaultLeaseDuration is how long a lease lasts without renewal; the
+// engine renews at a third of it.
+const DefaultLeaseDuration = 15 * time.Second
