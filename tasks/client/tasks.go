@@ -1,0 +1,275 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// RelatedTaskKey is the _meta key that ties a message to a task.
+const RelatedTaskKey = "io.modelcontextprotocol/related-task"
+
+// Task is the task state a server reports, decoded leniently. Timestamps
+// stay strings so callers can judge their format themselves.
+type Task struct {
+	TaskID        string          `json:"taskId"`
+	Status        string          `json:"status"`
+	StatusMessage string          `json:"statusMessage,omitempty"`
+	CreatedAt     string          `json:"createdAt"`
+	LastUpdatedAt string          `json:"lastUpdatedAt"`
+	TTL           *int64          `json:"ttl"`
+	PollInterval  *int64          `json:"pollInterval,omitempty"`
+	Meta          json.RawMessage `json:"_meta,omitempty"`
+}
+
+// Terminal reports whether the task is completed, failed or cancelled.
+func (t Task) Terminal() bool {
+	return t.Status == "completed" || t.Status == "failed" || t.Status == "cancelled"
+}
+
+// Poll returns the server's suggested polling period, or def if it gave none.
+func (t Task) Poll(def time.Duration) time.Duration {
+	if t.PollInterval != nil && *t.PollInterval > 0 {
+		return time.Duration(*t.PollInterval) * time.Millisecond
+	}
+	return def
+}
+
+// Tool is one entry of tools/list.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Execution   *struct {
+		TaskSupport string `json:"taskSupport,omitempty"`
+	} `json:"execution,omitempty"`
+}
+
+// TaskSupport returns the effective execution.taskSupport: "forbidden" when
+// absent.
+func (t Tool) TaskSupport() string {
+	if t.Execution == nil || t.Execution.TaskSupport == "" {
+		return "forbidden"
+	}
+	return t.Execution.TaskSupport
+}
+
+// ListTools pages through tools/list and returns every tool.
+func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
+	var all []Tool
+	cursor := ""
+	for page := 0; page < 1000; page++ {
+		var params any
+		if cursor != "" {
+			params = map[string]string{"cursor": cursor}
+		}
+		raw, err := c.Call(ctx, "tools/list", params)
+		if err != nil {
+			return nil, err
+		}
+		var res struct {
+			Tools      []Tool `json:"tools"`
+			NextCursor string `json:"nextCursor,omitempty"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return nil, fmt.Errorf("tools/list: decode: %w", err)
+		}
+		all = append(all, res.Tools...)
+		if res.NextCursor == "" {
+			return all, nil
+		}
+		cursor = res.NextCursor
+	}
+	return nil, fmt.Errorf("tools/list: more than 1000 pages")
+}
+
+// ToolCall describes a tools/call request.
+type ToolCall struct {
+	Name      string
+	Arguments any
+	// Meta is sent as params._meta (e.g. a progressToken).
+	Meta map[string]any
+	// Task, when non-nil, augments the call: it is sent as params.task.
+	Task *TaskParams
+}
+
+// TaskParams is the `task` member of a task-augmented request.
+type TaskParams struct {
+	TTL *int64 `json:"ttl,omitempty"`
+}
+
+// Params returns the JSON params of the call.
+func (tc ToolCall) Params() map[string]any {
+	p := map[string]any{"name": tc.Name}
+	if tc.Arguments != nil {
+		p["arguments"] = tc.Arguments
+	} else {
+		p["arguments"] = map[string]any{}
+	}
+	if tc.Meta != nil {
+		p["_meta"] = tc.Meta
+	}
+	if tc.Task != nil {
+		p["task"] = tc.Task
+	}
+	return p
+}
+
+// CallTool calls a tool without task augmentation and returns the raw
+// CallToolResult.
+func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (json.RawMessage, error) {
+	return c.Call(ctx, "tools/call", ToolCall{Name: name, Arguments: args}.Params(), opts...)
+}
+
+// CreateTaskResult is the reply to a task-augmented request.
+type CreateTaskResult struct {
+	Task Task            `json:"task"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// CallToolAsTask calls a tool with task augmentation (ttl nil: none
+// requested) and returns the created task.
+func (c *Client) CallToolAsTask(ctx context.Context, name string, args any, ttl *int64, opts ...CallOption) (*CreateTaskResult, error) {
+	return c.CreateTask(ctx, ToolCall{Name: name, Arguments: args, Task: &TaskParams{TTL: ttl}}, opts...)
+}
+
+// CreateTask sends tc (whose Task must be set) and decodes the
+// CreateTaskResult.
+func (c *Client) CreateTask(ctx context.Context, tc ToolCall, opts ...CallOption) (*CreateTaskResult, error) {
+	if tc.Task == nil {
+		tc.Task = &TaskParams{}
+	}
+	raw, err := c.Call(ctx, "tools/call", tc.Params(), opts...)
+	if err != nil {
+		return nil, err
+	}
+	var res CreateTaskResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("tools/call: decode CreateTaskResult: %w", err)
+	}
+	if res.Task.TaskID == "" {
+		return nil, fmt.Errorf("tools/call: reply has no task.taskId: %s", truncate(string(raw)))
+	}
+	return &res, nil
+}
+
+// GetTask sends tasks/get.
+func (c *Client) GetTask(ctx context.Context, taskID string, opts ...CallOption) (*Task, error) {
+	return c.taskCall(ctx, "tasks/get", taskID, opts...)
+}
+
+// CancelTask sends tasks/cancel.
+func (c *Client) CancelTask(ctx context.Context, taskID string, opts ...CallOption) (*Task, error) {
+	return c.taskCall(ctx, "tasks/cancel", taskID, opts...)
+}
+
+func (c *Client) taskCall(ctx context.Context, method, taskID string, opts ...CallOption) (*Task, error) {
+	raw, err := c.Call(ctx, method, map[string]string{"taskId": taskID}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	var t Task
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, fmt.Errorf("%s: decode task: %w", method, err)
+	}
+	return &t, nil
+}
+
+// Result sends tasks/result, which blocks until the task is terminal, and
+// returns the raw payload. Server requests arriving on the response stream
+// (elicitation/create) go to the RequestHandler and are answered; a JSON-RPC
+// error outcome comes back as *RPCError.
+func (c *Client) Result(ctx context.Context, taskID string, opts ...CallOption) (json.RawMessage, error) {
+	return c.Call(ctx, "tasks/result", map[string]string{"taskId": taskID}, opts...)
+}
+
+// ListTasksResult is one page of tasks/list.
+type ListTasksResult struct {
+	Tasks      []Task `json:"tasks"`
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// ListTasks fetches one page of tasks/list ("" for the first page).
+func (c *Client) ListTasks(ctx context.Context, cursor string) (*ListTasksResult, error) {
+	var params any
+	if cursor != "" {
+		params = map[string]string{"cursor": cursor}
+	}
+	raw, err := c.Call(ctx, "tasks/list", params)
+	if err != nil {
+		return nil, err
+	}
+	var res ListTasksResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("tasks/list: decode: %w", err)
+	}
+	return &res, nil
+}
+
+// ListAllTasks follows nextCursor until the end (at most maxPages pages).
+func (c *Client) ListAllTasks(ctx context.Context, maxPages int) ([]Task, error) {
+	var all []Task
+	cursor := ""
+	for page := 0; page < maxPages; page++ {
+		res, err := c.ListTasks(ctx, cursor)
+		if err != nil {
+			return all, err
+		}
+		all = append(all, res.Tasks...)
+		if res.NextCursor == "" {
+			return all, nil
+		}
+		cursor = res.NextCursor
+	}
+	return all, fmt.Errorf("tasks/list: still a nextCursor after %d pages", maxPages)
+}
+
+// WaitTerminal polls tasks/get, honouring the server's pollInterval (at
+// least min, at most max), until the task is terminal or ctx ends. seen,
+// if not nil, receives every status observed in order.
+func (c *Client) WaitTerminal(ctx context.Context, taskID string, minPoll, maxPoll time.Duration, seen func(*Task)) (*Task, error) {
+	for {
+		t, err := c.GetTask(ctx, taskID)
+		if err != nil {
+			return nil, err
+		}
+		if seen != nil {
+			seen(t)
+		}
+		if t.Terminal() {
+			return t, nil
+		}
+		d := min(max(t.Poll(minPoll), minPoll), maxPoll)
+		select {
+		case <-ctx.Done():
+			return t, fmt.Errorf("tasks/get %s: still %q: %w", taskID, t.Status, ctx.Err())
+		case <-time.After(d):
+		}
+	}
+}
+
+// CancelRequest sends notifications/cancelled for a request id.
+func (c *Client) CancelRequest(ctx context.Context, requestID json.RawMessage, reason string) error {
+	return c.Notify(ctx, "notifications/cancelled", map[string]any{"requestId": requestID, "reason": reason})
+}
+
+// RelatedTaskID extracts _meta["io.modelcontextprotocol/related-task"].taskId
+// from a result or params object; ok is false if the key is absent.
+func RelatedTaskID(obj json.RawMessage) (id string, ok bool) {
+	var v struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(obj, &v) != nil || v.Meta == nil {
+		return "", false
+	}
+	raw, ok := v.Meta[RelatedTaskKey]
+	if !ok {
+		return "", false
+	}
+	var rt struct {
+		TaskID string `json:"taskId"`
+	}
+	_ = json.Unmarshal(raw, &rt)
+	return rt.TaskID, true
+}
