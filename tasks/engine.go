@@ -1,0 +1,371 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Work is the body of a task. It runs on its own goroutine with a context
+// (the TaskContext itself) that is detached from the request that created
+// the task and is cancelled when the task is cancelled or the engine
+// closes. The returned result or error becomes the task's outcome unless
+// the work already ended the task through TaskContext.Complete or Fail:
+// a nil error stores result (see Engine for how tool results with isError
+// are treated), an error that is, or wraps, an *RPCError is stored exactly
+// as that JSON-RPC error, and any other error is stored as an internal
+// error whose message is the error's text.
+type Work func(tc TaskContext) (json.RawMessage, error)
+
+// ProgressFunc receives the progress a task's work reports, in the order
+// reported, only while the task is not terminal and only with strictly
+// increasing progress values.
+type ProgressFunc func(rec Record, p Progress)
+
+// InputFunc delivers a request for input (typically an elicitation) to the
+// requestor of the task rec and blocks until the answer arrives or ctx is
+// done. It returns the answer's JSON result or the error the requestor
+// sent back.
+type InputFunc func(ctx context.Context, rec Record, req InputRequest) (json.RawMessage, error)
+
+// Observer is told about every status change the engine makes (creation
+// included), after the store has accepted it.
+type Observer func(rec Record)
+
+// Progress is one progress report of a task's work.
+type Progress struct {
+	// Progress grows with every report.
+	Progress float64
+	// Total is the expected final value; nil when unknown.
+	Total *float64
+	// Message optionally describes the current step.
+	Message string
+}
+
+// InputRequest is what a task needs from its requestor: a JSON-RPC method
+// (for MCP tasks "elicitation/create") and its params, already encoded.
+type InputRequest struct {
+	Method string
+	Params json.RawMessage
+}
+
+// Errors specific to the engine.
+var (
+	// ErrTaskFinished: the task already reached a terminal status, so the
+	// work can no longer report progress, ask for input or set an outcome.
+	ErrTaskFinished = errors.New("task already finished")
+	// ErrNoInputChannel: the engine has no way to reach the requestor for
+	// input (no InputFunc was given when the task started).
+	ErrNoInputChannel = errors.New("no channel to ask the requestor for input")
+	// ErrEngineClosed: the engine is shutting down and takes no new work.
+	ErrEngineClosed = errors.New("task engine is closed")
+)
+
+// EngineOption configures an Engine.
+type EngineOption func(*Engine)
+
+// WithLeaseDuration sets how long a work lease lasts without renewal on a
+// LeaseStore; the engine renews every third of it. Default
+// DefaultLeaseDuration.
+func WithLeaseDuration(d time.Duration) EngineOption {
+	return func(e *Engine) {
+		if d > 0 {
+			e.leaseDuration = d
+		}
+	}
+}
+
+// WithReapInterval sets how often the engine removes expired tasks
+// (DeleteExpired) and, on a LeaseStore, ends tasks whose worker was lost
+// (ReapExpiredLeases). Default 10 s; a negative value disables the loop.
+func WithReapInterval(d time.Duration) EngineOption {
+	return func(e *Engine) {
+		if d != 0 {
+			e.reapInterval = d
+		}
+	}
+}
+
+// WithLogger sets the logger for task events; default slog.Default().
+func WithLogger(l *slog.Logger) EngineOption {
+	return func(e *Engine) {
+		if l != nil {
+			e.log = l
+		}
+	}
+}
+
+// WithObserver registers a function told about every status change the
+// engine makes. It is called synchronously and must not block.
+func WithObserver(o Observer) EngineOption {
+	return func(e *Engine) {
+		if o != nil {
+			e.observers = append(e.observers, o)
+		}
+	}
+}
+
+// StartOption configures one task started with Engine.Start.
+type StartOption func(*run)
+
+// WithProgress routes the work's progress reports to f.
+func WithProgress(f ProgressFunc) StartOption { return func(r *run) { r.progress = f } }
+
+// WithInput lets the work ask its requestor for input through f.
+func WithInput(f InputFunc) StartOption { return func(r *run) { r.input = f } }
+
+// Engine runs the work behind tasks and records its outcome in a Store.
+// It is safe for concurrent use. Tasks whose wrapped request is
+// "tools/call" and whose result carries "isError": true end as failed,
+// with the result still stored as the outcome and the result's first text
+// content as the status message.
+type Engine struct {
+	store         Store
+	lease         LeaseStore // nil when the store has no leases
+	cfg           Config
+	log           *slog.Logger
+	observers     []Observer
+	leaseDuration time.Duration
+	reapInterval  time.Duration
+
+	mu      sync.Mutex
+	runs    map[string]*run
+	closed  bool
+	wg      sync.WaitGroup
+	stopBg  context.CancelFunc
+	bgDone  chan struct{}
+	closeMu sync.Once
+}
+
+// NewEngine returns an engine over store. cfg should be the Config the
+// store was opened with; defaults are applied. If store implements
+// LeaseStore the engine keeps leases on running work and reaps lost work.
+// Call Close to stop it.
+func NewEngine(store Store, cfg Config, opts ...EngineOption) *Engine {
+	e := &Engine{
+		store:         store,
+		cfg:           cfg.WithDefaults(),
+		log:           slog.Default(),
+		leaseDuration: DefaultLeaseDuration,
+		reapInterval:  10 * time.Second,
+		runs:          make(map[string]*run),
+		bgDone:        make(chan struct{}),
+	}
+	if ls, ok := store.(LeaseStore); ok {
+		e.lease = ls
+	}
+	for _, o := range opts {
+		o(e)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	e.stopBg = cancel
+	go e.maintain(ctx)
+	return e
+}
+
+// Store returns the engine's store.
+func (e *Engine) Store() Store { return e.store }
+
+// Config returns the engine's limits, defaults applied.
+func (e *Engine) Config() Config { return e.cfg }
+
+// maintain periodically deletes expired tasks and reaps lost work.
+func (e *Engine) maintain(ctx context.Context) {
+	defer close(e.bgDone)
+	if e.reapInterval < 0 {
+		return
+	}
+	t := time.NewTicker(e.reapInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if e.lease != nil {
+			n, err := e.lease.ReapExpiredLeases(ctx)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				e.log.Warn("reaping lost tasks failed", "err", err)
+			case n > 0:
+				e.log.Info("ended tasks whose worker was lost", "count", n)
+			}
+		}
+		n, err := e.store.DeleteExpired(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			e.log.Warn("deleting expired tasks failed", "err", err)
+		case n > 0:
+			e.log.Debug("deleted expired tasks", "count", n)
+		}
+	}
+}
+
+// Start creates a task for owner and runs work on it in the background.
+// It returns the task as created (status working) without waiting for the
+// work. ctx bounds only the creation; the work's context is detached from
+// it (its values are kept).
+func (e *Engine) Start(ctx context.Context, owner Owner, p CreateParams, work Work, opts ...StartOption) (Record, error) {
+	e.mu.Lock()
+	closed := e.closed
+	e.mu.Unlock()
+	if closed {
+		return Record{}, ErrEngineClosed
+	}
+	rec, err := e.store.Create(ctx, owner, p)
+	if err != nil {
+		e.log.Warn("task creation refused", "owner", owner, "method", p.Method, "err", err)
+		return Record{}, err
+	}
+	e.log.Info("task created", "owner", owner, "task", rec.ID, "method", rec.Method)
+	workCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	r := &run{
+		e:       e,
+		ctx:     workCtx,
+		cancel:  cancel,
+		owner:   owner,
+		id:      rec.ID,
+		method:  rec.Method,
+		current: rec,
+		done:    make(chan struct{}),
+	}
+	for _, o := range opts {
+		o(r)
+	}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		cancel(ErrEngineClosed)
+		_, _ = e.store.Complete(context.WithoutCancel(ctx), owner, rec.ID, StatusFailed, "server shut down before the task started",
+			Outcome{Error: &RPCError{Code: CodeInternalError, Message: "server shut down before the task started"}})
+		return Record{}, ErrEngineClosed
+	}
+	e.runs[rec.ID] = r
+	e.wg.Add(1)
+	e.mu.Unlock()
+	e.notify(rec)
+	if e.lease != nil {
+		r.renewLease()
+		go r.keepLease()
+		go r.watch()
+	}
+	go r.execute(work)
+	return rec, nil
+}
+
+// Get returns the owner's task.
+func (e *Engine) Get(ctx context.Context, owner Owner, id string) (Record, error) {
+	rec, err := e.store.Get(ctx, owner, id)
+	if err != nil {
+		e.log.Warn("task lookup failed", "owner", owner, "task", id, "err", err)
+	}
+	return rec, err
+}
+
+// List returns one page of the owner's tasks.
+func (e *Engine) List(ctx context.Context, owner Owner, opts ListOptions) (Page, error) {
+	return e.store.List(ctx, owner, opts)
+}
+
+// Result blocks until the owner's task is terminal and returns it with its
+// outcome. It waits on the store's change signal, never by busy polling,
+// and ends with ctx's error when ctx is done first (the task keeps
+// running).
+func (e *Engine) Result(ctx context.Context, owner Owner, id string) (Record, error) {
+	rec, err := e.store.Get(ctx, owner, id)
+	for err == nil && !rec.Status.Terminal() {
+		rec, err = e.store.Wait(ctx, owner, id, rec.Version)
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("task result lookup failed", "owner", owner, "task", id, "err", err)
+		}
+		return Record{}, err
+	}
+	rec, err = e.store.Result(ctx, owner, id)
+	if err != nil {
+		e.log.Warn("task result lookup failed", "owner", owner, "task", id, "err", err)
+		return Record{}, err
+	}
+	e.log.Info("task result retrieved", "owner", owner, "task", id, "status", rec.Status)
+	return rec, nil
+}
+
+// Cancel moves the owner's task to cancelled and then cancels its work's
+// context, so the task is cancelled by the time Cancel returns. A task
+// already terminal gives ErrInvalidTransition. The work may keep running
+// briefly; whatever it produces is discarded.
+func (e *Engine) Cancel(ctx context.Context, owner Owner, id, message string) (Record, error) {
+	if message == "" {
+		message = "the task was cancelled by its requestor"
+	}
+	e.mu.Lock()
+	r := e.runs[id]
+	e.mu.Unlock()
+	if r != nil && r.owner == owner {
+		return r.cancelTask(ctx, message)
+	}
+	rec, err := e.store.Cancel(ctx, owner, id, message)
+	if err != nil {
+		e.log.Warn("task cancel refused", "owner", owner, "task", id, "err", err)
+		return Record{}, err
+	}
+	e.log.Info("task cancelled", "owner", owner, "task", id)
+	e.notify(rec)
+	return rec, nil
+}
+
+// Close stops the engine: it refuses new work, ends still-running tasks
+// as failed (their work's context is cancelled) and waits for their work
+// to return or ctx to end.
+func (e *Engine) Close(ctx context.Context) error {
+	e.closeMu.Do(func() { e.stopBg() })
+	e.mu.Lock()
+	e.closed = true
+	runs := make([]*run, 0, len(e.runs))
+	for _, r := range e.runs {
+		runs = append(runs, r)
+	}
+	e.mu.Unlock()
+	for _, r := range runs {
+		r.finish(context.WithoutCancel(ctx), StatusFailed, "the server shut down before the task finished",
+			Outcome{Error: &RPCError{Code: CodeInternalError, Message: "the server shut down before the task finished"}})
+		r.cancel(ErrEngineClosed)
+	}
+	done := make(chan struct{})
+	go func() {
+		e.wg.Wait()
+		<-e.bgDone
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("closing task engine: %w", ctx.Err())
+	}
+}
+
+// Running reports how many tasks have work in progress on this engine.
+func (e *Engine) Running() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.runs)
+}
+
+func (e *Engine) notify(rec Record) {
+	for _, o := range e.observers {
+		o(rec)
+	}
+}
+
+func (e *Engine) forget(id string) {
+	e.mu.Lock()
+	delete(e.runs, id)
+	e.mu.Unlock()
+}
