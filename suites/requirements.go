@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
+
+	"github.com/mcptasks/mcptasks/suites/report"
 )
 
 // Level is the force of a requirement.
@@ -93,8 +95,8 @@ func Req(id string) ginkgo.Labels {
 // Skip reasons carry one of these prefixes so reports can tell "the subject
 // lacks what the spec needs" from "the spec does not apply".
 const (
-	PrefixNotSupported  = "not-supported: "
-	PrefixNotApplicable = "not-applicable: "
+	PrefixNotSupported  = report.PrefixNotSupported
+	PrefixNotApplicable = report.PrefixNotApplicable
 )
 
 // NotSupported skips the running spec because the subject does not offer

@@ -2,12 +2,17 @@ package storeurl
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
+	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
 )
 
-// openMemory is replaced when the memory store lands.
-func openMemory(ctx context.Context, spec string, cfg tasks.Config) (tasks.Store, error) {
-	return nil, errors.New("storeurl: the memory store is not built yet")
+// openMemory opens a fresh, empty in-memory store. The spec takes no
+// options: "memory" (or "memory:").
+func openMemory(_ context.Context, spec string, cfg tasks.Config) (tasks.Store, error) {
+	if spec != "memory" && spec != "memory:" {
+		return nil, fmt.Errorf("storeurl: the memory store takes no options, got %q", spec)
+	}
+	return memory.New(cfg), nil
 }
