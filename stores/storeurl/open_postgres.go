@@ -2,12 +2,15 @@ package storeurl
 
 import (
 	"context"
-	"errors"
 
+	"github.com/mcptasks/mcptasks/stores/postgres"
 	"github.com/mcptasks/mcptasks/tasks"
 )
 
-// openPostgres is replaced when the postgres store lands.
+// openPostgres opens the PostgreSQL store. The spec is the DSN itself,
+// postgres://USER[:PASSWORD]@HOST:PORT/DB?sslmode=disable (postgresql://
+// too), with any parameter pgx understands, such as pool_max_conns. The
+// schema is created or upgraded on open.
 func openPostgres(ctx context.Context, spec string, cfg tasks.Config) (tasks.Store, error) {
-	return nil, errors.New("storeurl: the postgres store is not built yet")
+	return postgres.Open(ctx, spec, cfg)
 }
