@@ -1,0 +1,53 @@
+package dynamodb
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Expressions name every attribute through a placeholder "#<attribute>",
+// which sidesteps DynamoDB's long list of reserved words (status, owner,
+// result, ttl, ...). namesFor collects the placeholders used, because
+// DynamoDB rejects unused ones.
+var placeholder = regexp.MustCompile(`#[a-z_]+`)
+
+func namesFor(exprs ...string) map[string]string {
+	m := make(map[string]string)
+	for _, e := range exprs {
+		for _, p := range placeholder.FindAllString(e, -1) {
+			m[p] = p[1:]
+		}
+	}
+	return m
+}
+
+// updateExpr assembles "SET a, b REMOVE c" from its clauses.
+func updateExpr(set, remove []string) string {
+	var b strings.Builder
+	if len(set) > 0 {
+		b.WriteString("SET ")
+		b.WriteString(strings.Join(set, ", "))
+	}
+	if len(remove) > 0 {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString("REMOVE ")
+		b.WriteString(strings.Join(remove, ", "))
+	}
+	return b.String()
+}
+
+// projection lists the attributes a read needs; the outcome is left out
+// unless asked for, so Get and List do not pay for large results.
+func projection(withOutcome bool) string {
+	attrs := []string{attrID, AttrOwner, attrStatus, attrMessage, attrMethod, attrCreatedMS, attrUpdatedMS,
+		attrTTLMS, attrExpiresMS, attrPollMS, attrVersion, attrVariables}
+	if withOutcome {
+		attrs = append(attrs, attrResult, attrErrCode, attrErrMessage, attrErrData)
+	}
+	return "#" + strings.Join(attrs, ", #")
+}
+
+// visible is the condition that a task has not expired at :now.
+const visible = "(attribute_not_exists(#expires_ms) OR #expires_ms > :now)"
