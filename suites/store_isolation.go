@@ -140,7 +140,11 @@ func listAll(ctx context.Context, env *StoreEnv, owner tasks.Owner, limit int) [
 		Expect(pages).To(BeNumerically("<", 10000), "List never ends")
 		page, err := env.Store.List(ctx, owner, tasks.ListOptions{Cursor: cursor, Limit: limit})
 		Expect(err).NotTo(HaveOccurred(), "List")
-		Expect(len(page.Tasks)).To(BeNumerically("<=", limit), "page larger than asked")
+		want := limit
+		if want <= 0 {
+			want = env.Config.PageSize
+		}
+		Expect(len(page.Tasks)).To(BeNumerically("<=", want), "page larger than asked")
 		all = append(all, page.Tasks...)
 		if page.NextCursor == "" {
 			return all

@@ -1,0 +1,134 @@
+package suites
+
+import (
+	"encoding/json"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcptasks/mcptasks/tasks"
+)
+
+// vars builds a variables map from key/JSON pairs.
+func vars(kv ...string) map[string]json.RawMessage {
+	m := make(map[string]json.RawMessage, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = json.RawMessage(kv[i+1])
+	}
+	return m
+}
+
+// expectVars compares variables by JSON value.
+func expectVars(got map[string]json.RawMessage, want map[string]json.RawMessage) {
+	GinkgoHelper()
+	Expect(got).To(HaveLen(len(want)), "variables %v, want %v", got, want)
+	for k, v := range want {
+		Expect(got).To(HaveKey(k))
+		Expect(string(got[k])).To(MatchJSON(string(v)), "variable %q", k)
+	}
+}
+
+var _ = describeStore("Variables", "variables", func(env *StoreEnv) {
+	BeforeEach(func() {
+		env.Config.MaxVariablesBytes = 256
+	})
+
+	env.It("adds new keys and replaces existing ones, keeping the rest", "MCPT-VAR-001", func(ctx SpecContext) {
+		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call",
+			Variables: vars("server.a", `1`, "server.b", `"two"`)})
+		Expect(err).NotTo(HaveOccurred())
+		expectVars(r.Variables, vars("server.a", `1`, "server.b", `"two"`))
+		got, err := env.Store.SetVariables(ctx, env.Owner, r.ID, vars("server.b", `{"n":2}`, "client.c", `[3]`))
+		Expect(err).NotTo(HaveOccurred())
+		want := vars("server.a", `1`, "server.b", `{"n":2}`, "client.c", `[3]`)
+		expectVars(got.Variables, want)
+		expectVars(mustGet(ctx, env, env.Owner, r.ID).Variables, want)
+	})
+
+	env.It("keeps variables across status changes and into the result", "MCPT-VAR-001", func(ctx SpecContext) {
+		r := env.Create(ctx, env.Owner)
+		_, err := env.Store.SetVariables(ctx, env.Owner, r.ID, vars("server.step", `1`))
+		Expect(err).NotTo(HaveOccurred())
+		_, err = env.Store.Transition(ctx, env.Owner, r.ID, tasks.StatusInputRequired, "")
+		Expect(err).NotTo(HaveOccurred())
+		_, err = env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "", ResultOutcome(`{}`))
+		Expect(err).NotTo(HaveOccurred())
+		res, err := env.Store.Result(ctx, env.Owner, r.ID)
+		Expect(err).NotTo(HaveOccurred())
+		expectVars(res.Variables, vars("server.step", `1`))
+	})
+
+	env.It("deletes a variable set to null", "MCPT-VAR-002", func(ctx SpecContext) {
+		r := env.Create(ctx, env.Owner)
+		_, err := env.Store.SetVariables(ctx, env.Owner, r.ID, vars("server.a", `1`, "server.b", `2`))
+		Expect(err).NotTo(HaveOccurred())
+		got, err := env.Store.SetVariables(ctx, env.Owner, r.ID, vars("server.a", `null`, "server.missing", `null`))
+		Expect(err).NotTo(HaveOccurred())
+		expectVars(got.Variables, vars("server.b", `2`))
+		got, err = env.Store.SetVariables(ctx, env.Owner, r.ID, vars("server.b", ` null `))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Variables).To(BeEmpty())
+		Expect(mustGet(ctx, env, env.Owner, r.ID).Variables).To(BeEmpty())
+	})
+
+	env.It("refuses variables over the size limit and keeps the old ones", "MCPT-VAR-003", func(ctx SpecContext) {
+		r := env.Create(ctx, env.Owner)
+		before, err := env.Store.SetVariables(ctx, env.Owner, r.ID, vars("server.a", `"small"`))
+		Expect(err).NotTo(HaveOccurred())
+		big := `"` + strings.Repeat("x", env.Config.MaxVariablesBytes) + `"`
+		_, err = env.Store.SetVariables(ctx, env.Owner, r.ID, vars("server.a", big))
+		expectCode(err, tasks.ErrVariablesTooLarge, "SetVariables over the limit")
+		_, err = env.Store.SetVariables(ctx, env.Owner, r.ID, vars("server.b", big))
+		expectCode(err, tasks.ErrVariablesTooLarge, "SetVariables over the limit")
+		after := mustGet(ctx, env, env.Owner, r.ID)
+		expectVars(after.Variables, vars("server.a", `"small"`))
+		Expect(after.Version).To(Equal(before.Version), "a refused SetVariables changed the task")
+	})
+
+	env.It("refuses a new task whose variables are over the limit", "MCPT-VAR-003", func(ctx SpecContext) {
+		big := `"` + strings.Repeat("y", env.Config.MaxVariablesBytes) + `"`
+		_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", Variables: vars("server.a", big)})
+		expectCode(err, tasks.ErrVariablesTooLarge, "Create over the limit")
+		Expect(listAll(ctx, env, env.Owner, 10)).To(BeEmpty())
+	})
+
+	env.It("accepts variables of exactly the size limit", "MCPT-VAR-003", func(ctx SpecContext) {
+		r := env.Create(ctx, env.Owner)
+		// {"k":"…"} is 8 bytes plus the string's content.
+		fit := `"` + strings.Repeat("z", env.Config.MaxVariablesBytes-8) + `"`
+		got, err := env.Store.SetVariables(ctx, env.Owner, r.ID, vars("k", fit))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tasks.VariablesSize(got.Variables)).To(Equal(env.Config.MaxVariablesBytes))
+	})
+
+	env.It("keeps each task's variables to itself", "MCPT-VAR-004", func(ctx SpecContext) {
+		a := env.Create(ctx, env.Owner)
+		b := env.Create(ctx, env.Owner)
+		c := env.Create(ctx, env.Other)
+		_, err := env.Store.SetVariables(ctx, env.Owner, a.ID, vars("server.secret", `"a"`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(mustGet(ctx, env, env.Owner, b.ID).Variables).To(BeEmpty())
+		Expect(mustGet(ctx, env, env.Other, c.ID).Variables).To(BeEmpty())
+		for _, r := range listAll(ctx, env, env.Other, 10) {
+			Expect(r.Variables).To(BeEmpty(), "another owner's listing shows variables")
+		}
+	})
+
+	DescribeTable("refuses malformed variables without changing anything",
+		func(ctx SpecContext, patch map[string]json.RawMessage) {
+			r := env.Create(ctx, env.Owner)
+			before, err := env.Store.SetVariables(ctx, env.Owner, r.ID, vars("server.a", `1`))
+			Expect(err).NotTo(HaveOccurred())
+			_, err = env.Store.SetVariables(ctx, env.Owner, r.ID, patch)
+			expectCode(err, tasks.ErrInvalidParams, "SetVariables with a malformed patch")
+			after := mustGet(ctx, env, env.Owner, r.ID)
+			expectVars(after.Variables, vars("server.a", `1`))
+			Expect(after.Version).To(Equal(before.Version))
+		},
+		env.Entry("a value that is not JSON", "MCPT-VAR-005", vars("server.b", `{not json`)),
+		env.Entry("an empty value", "MCPT-VAR-005", vars("server.b", ``)),
+		env.Entry("an empty name", "MCPT-VAR-005", vars("", `1`)),
+		env.Entry("one bad value among good ones", "MCPT-VAR-005", vars("server.a", `2`, "server.b", `nope`)),
+	)
+})
