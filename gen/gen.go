@@ -19,6 +19,9 @@ type Output struct {
 	// Validation is the schema with every description and title string
 	// removed, as indented JSON with sorted keys.
 	Validation []byte
+	// TestRegistry is the Go source of a _test.go file in the same package
+	// with a constructor for every generated type (generatedTypes()).
+	TestRegistry []byte
 	// SHA256 is the hex sha256 of the input schema.
 	SHA256 string
 	// IR is the intermediate representation the source was emitted from.
@@ -45,11 +48,15 @@ func Generate(schemaJSON []byte, cfg Config) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
+	reg, err := emitRegistry(ir)
+	if err != nil {
+		return Output{}, err
+	}
 	val, err := StripProse(schemaJSON)
 	if err != nil {
 		return Output{}, err
 	}
-	return Output{Types: src, Validation: val, SHA256: sha, IR: ir}, nil
+	return Output{Types: src, Validation: val, TestRegistry: reg, SHA256: sha, IR: ir}, nil
 }
 
 // Load runs the first two stages (load and IR) without emitting code.

@@ -32,6 +32,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	schemaPath := fs.String("schema", "2025-11-25/schema.json", "input `file`: the official schema.json (placed by make schema)")
 	out := fs.String("out", "types_gen.go", "output `file` for the Go wire types")
 	validation := fs.String("validation", "validation_gen.json", "output `file` for the prose-free validation schema")
+	registry := fs.String("test-registry", "types_gen_test.go", "output `file` for the test-only registry of generated types (\"\" to skip)")
 	pkg := fs.String("package", "schema", "Go package `name` of the generated file")
 	listExcluded := fs.Bool("list-excluded", false, "print the $defs that get no generated type, with reasons, and exit")
 	if err := fs.Parse(args); err != nil {
@@ -65,7 +66,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := writeAtomic(*out, res.Types); err != nil {
 		return err
 	}
-	return writeAtomic(*validation, res.Validation)
+	if err := writeAtomic(*validation, res.Validation); err != nil {
+		return err
+	}
+	if *registry != "" {
+		return writeAtomic(*registry, res.TestRegistry)
+	}
+	return nil
 }
 
 // writeAtomic replaces path with data via a temporary file in the same
