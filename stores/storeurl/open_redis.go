@@ -2,12 +2,19 @@ package storeurl
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
+	"github.com/mcptasks/mcptasks/stores/redis"
 	"github.com/mcptasks/mcptasks/tasks"
 )
 
-// openRedis is replaced when the redis store lands.
+// openRedis opens the Redis store at spec, a go-redis URL
+// (redis://[user:pass@]host:port/db or rediss://…) with an optional
+// "prefix" query parameter for the key prefix (default "mcptasks:").
 func openRedis(ctx context.Context, spec string, cfg tasks.Config) (tasks.Store, error) {
-	return nil, errors.New("storeurl: the redis store is not built yet")
+	st, err := redis.Open(ctx, spec, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("storeurl: %w", err)
+	}
+	return st, nil
 }

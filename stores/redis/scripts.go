@@ -1,0 +1,208 @@
+package redis
+
+import goredis "github.com/redis/go-redis/v9"
+
+// Task hash fields, in the order every script and HMGET returns them.
+// Times are Unix milliseconds as decimal strings; an empty ttl/exp means
+// the task never expires.
+var recordFields = []string{"own", "mth", "st", "msg", "cr", "up", "ttl", "poll", "exp", "ver", "vars"}
+
+// outcomeFields follow recordFields when Result reads a task.
+var outcomeFields = []string{"res", "ecode", "emsg", "edata"}
+
+// Field positions (1-based, as in Lua) within recordFields.
+const (
+	fOwner   = 1
+	fStatus  = 3
+	fExpires = 9
+	fVersion = 10
+)
+
+// luaLoad is shared by the scripts that act on one task: it reads the
+// record fields and tells a missing (or foreign) task from an expired one.
+// Expired means exp <= now, with now the caller's clock, never Redis TIME.
+const luaLoad = `
+local FIELDS = {'own','mth','st','msg','cr','up','ttl','poll','exp','ver','vars'}
+local function load(key, owner, now)
+  local h = redis.call('HMGET', key, unpack(FIELDS))
+  if not h[1] or h[1] ~= owner then return nil, 'nf' end
+  if h[9] and h[9] ~= '' and tonumber(h[9]) <= now then return nil, 'exp' end
+  return h, nil
+end
+local function reply(tag, h)
+  return {tag, h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11]}
+end
+-- touch bumps the version and moves lastUpdatedAt forward (never back).
+local function touch(key, h, nowstr)
+  if tonumber(nowstr) > tonumber(h[6]) then redis.call('HSET', key, 'up', nowstr) end
+  return redis.call('HINCRBY', key, 'ver', 1)
+end
+`
+
+// createScript inserts a task, enforcing the per-owner active limit.
+//
+// KEYS: task hash, owner index, owner active set, expiry set.
+// ARGV: limit, now, index member, id, expiry ms or "", then the hash's
+// field/value pairs.
+//
+// The active set holds the owner's non-terminal tasks scored by expiry
+// (+inf: never), so expired ones are dropped by score before counting.
+var createScript = goredis.NewScript(`
+local limit = tonumber(ARGV[1])
+if limit > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[2])
+  if redis.call('ZCARD', KEYS[3]) >= limit then return 'limit' end
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'dup' end
+redis.call('HSET', KEYS[1], unpack(ARGV, 6))
+redis.call('ZADD', KEYS[2], 0, ARGV[3])
+if ARGV[5] == '' then
+  redis.call('ZADD', KEYS[3], '+inf', ARGV[4])
+else
+  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4])
+  redis.call('ZADD', KEYS[4], ARGV[5], ARGV[4])
+end
+return 'ok'
+`)
+
+// changeScript is the one conditional status change behind Transition,
+// Complete and Cancel: it checks owner, expiry and the current status,
+// writes, bumps the version and publishes it, all atomically.
+//
+// KEYS: task hash, owner active set, lease set.
+// ARGV: owner, now, allowed current statuses as ",a,b,", channel,
+// terminal ("1"/"0"), id, then field/value pairs to write.
+//
+// Replies {"ok", fields...} on success, {"st", fields...} when the status
+// does not allow the change, {"nf"} or {"exp"}.
+var changeScript = goredis.NewScript(luaLoad + `
+local now = tonumber(ARGV[2])
+local h, why = load(KEYS[1], ARGV[1], now)
+if not h then return {why} end
+if not string.find(ARGV[3], ',' .. h[3] .. ',', 1, true) then return reply('st', h) end
+redis.call('HSET', KEYS[1], unpack(ARGV, 7))
+local ver = touch(KEYS[1], h, ARGV[2])
+if ARGV[5] == '1' then
+  redis.call('ZREM', KEYS[2], ARGV[6])
+  redis.call('ZREM', KEYS[3], ARGV[6])
+end
+redis.call('PUBLISH', ARGV[4], ver)
+return reply('ok', redis.call('HMGET', KEYS[1], unpack(FIELDS)))
+`)
+
+// varsScript stores merged variables if the task is still at the version
+// they were merged from (the merge itself runs in Go with
+// tasks.MergeVariables, so sizes and results match every other store).
+//
+// KEYS: task hash. ARGV: owner, now, expected version, variables JSON
+// ("" for none), channel.
+var varsScript = goredis.NewScript(luaLoad + `
+local now = tonumber(ARGV[2])
+local h, why = load(KEYS[1], ARGV[1], now)
+if not h then return {why} end
+if h[10] ~= ARGV[3] then return {'conflict'} end
+redis.call('HSET', KEYS[1], 'vars', ARGV[4])
+local ver = touch(KEYS[1], h, ARGV[2])
+redis.call('PUBLISH', ARGV[5], ver)
+return reply('ok', redis.call('HMGET', KEYS[1], unpack(FIELDS)))
+`)
+
+// listScript reads one page from an owner's index in (createdAt, id)
+// order: members are "<16-digit ms>:<id>" with equal scores, so
+// ZRANGEBYLEX walks them in exactly that order and a cursor is a member.
+// Expired tasks are skipped (DeleteExpired removes them); index members
+// whose hash is gone are pruned on the way.
+//
+// KEYS: owner index. ARGV: owner, now, exclusive start member or "",
+// how many tasks to return at most, key prefix.
+// Replies a flat array of (id, fields...) groups.
+var listScript = goredis.NewScript(luaLoad + `
+local now = tonumber(ARGV[2])
+local want = tonumber(ARGV[4])
+local start = '-'
+if ARGV[3] ~= '' then start = '(' .. ARGV[3] end
+local out, n = {}, 0
+local batch = want + 16
+while n < want do
+  local ms = redis.call('ZRANGEBYLEX', KEYS[1], start, '+', 'LIMIT', 0, batch)
+  for _, m in ipairs(ms) do
+    local id = string.sub(m, string.find(m, ':', 1, true) + 1)
+    local key = ARGV[5] .. 't:' .. id
+    local h = redis.call('HMGET', key, unpack(FIELDS))
+    if not h[1] then
+      redis.call('ZREM', KEYS[1], m)
+    elseif h[1] == ARGV[1] and not (h[9] ~= '' and tonumber(h[9]) <= now) then
+      out[#out + 1] = id
+      for i = 1, 11 do out[#out + 1] = h[i] end
+      n = n + 1
+      if n == want then break end
+    end
+  end
+  if #ms < batch then break end
+  start = '(' .. ms[#ms]
+end
+return out
+`)
+
+// deleteExpiredScript removes up to a batch of expired tasks, everywhere
+// they are indexed, and wakes their waiters.
+//
+// KEYS: expiry set, lease set. ARGV: now, key prefix, batch size.
+// Replies {removed, examined}.
+var deleteExpiredScript = goredis.NewScript(`
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+local n = 0
+for _, id in ipairs(ids) do
+  local key = ARGV[2] .. 't:' .. id
+  local h = redis.call('HMGET', key, 'own', 'mem', 'exp')
+  if h[1] and h[3] ~= '' and tonumber(h[3]) <= tonumber(ARGV[1]) then
+    redis.call('DEL', key)
+    redis.call('ZREM', ARGV[2] .. 'o:' .. h[1], h[2])
+    redis.call('ZREM', ARGV[2] .. 'a:' .. h[1], id)
+    redis.call('PUBLISH', ARGV[2] .. 'c:' .. id, 'gone')
+    n = n + 1
+  end
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[2], id)
+end
+return {n, #ids}
+`)
+
+// renewScript records a lease deadline for a live, non-terminal task.
+//
+// KEYS: task hash, lease set. ARGV: owner, now, deadline ms, id.
+var renewScript = goredis.NewScript(luaLoad + `
+local h, why = load(KEYS[1], ARGV[1], tonumber(ARGV[2]))
+if not h then return why end
+if h[3] == 'working' or h[3] == 'input_required' then
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+end
+return 'ok'
+`)
+
+// reapScript fails up to a batch of tasks whose lease deadline is at or
+// before now.
+//
+// KEYS: lease set. ARGV: now, key prefix, batch size, status message,
+// error code, error message.
+// Replies {ended, examined}.
+var reapScript = goredis.NewScript(luaLoad + `
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+local n = 0
+for _, id in ipairs(ids) do
+  local key = ARGV[2] .. 't:' .. id
+  local own = redis.call('HGET', key, 'own')
+  if own then
+    local h = load(key, own, tonumber(ARGV[1]))
+    if h and (h[3] == 'working' or h[3] == 'input_required') then
+      redis.call('HSET', key, 'st', 'failed', 'msg', ARGV[4], 'res', '', 'ecode', ARGV[5], 'emsg', ARGV[6], 'edata', '')
+      local ver = touch(key, h, ARGV[1])
+      redis.call('ZREM', ARGV[2] .. 'a:' .. own, id)
+      redis.call('PUBLISH', ARGV[2] .. 'c:' .. id, ver)
+      n = n + 1
+    end
+  end
+  redis.call('ZREM', KEYS[1], id)
+end
+return {n, #ids}
+`)
