@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -103,9 +104,7 @@ func WithLogger(l *slog.Logger) EngineOption {
 // engine makes. It is called synchronously and must not block.
 func WithObserver(o Observer) EngineOption {
 	return func(e *Engine) {
-		if o != nil {
-			e.observers = append(e.observers, o)
-		}
+		e.Observe(o)
 	}
 }
 
@@ -128,7 +127,8 @@ type Engine struct {
 	lease         LeaseStore // nil when the store has no leases
 	cfg           Config
 	log           *slog.Logger
-	observers     []Observer
+	observers     atomic.Pointer[[]Observer]
+	obsMu         sync.Mutex
 	leaseDuration time.Duration
 	reapInterval  time.Duration
 
@@ -358,9 +358,27 @@ func (e *Engine) Running() int {
 	return len(e.runs)
 }
 
+// Observe registers o to be told about every later status change the
+// engine makes; see WithObserver.
+func (e *Engine) Observe(o Observer) {
+	if o == nil {
+		return
+	}
+	e.obsMu.Lock()
+	defer e.obsMu.Unlock()
+	var list []Observer
+	if cur := e.observers.Load(); cur != nil {
+		list = append(list, *cur...)
+	}
+	list = append(list, o)
+	e.observers.Store(&list)
+}
+
 func (e *Engine) notify(rec Record) {
-	for _, o := range e.observers {
-		o(rec)
+	if list := e.observers.Load(); list != nil {
+		for _, o := range *list {
+			o(rec)
+		}
 	}
 }
 

@@ -78,7 +78,7 @@ func TestEngineOutcomes(t *testing.T) {
 			}},
 		{name: "isError outside tools/call completes", method: "other/method", wantStatus: tasks.StatusCompleted,
 			wantResult: `{"isError":true}`,
-			work: func(tasks.TaskContext) (json.RawMessage, error) { return json.RawMessage(`{"isError":true}`), nil }},
+			work:       func(tasks.TaskContext) (json.RawMessage, error) { return json.RawMessage(`{"isError":true}`), nil }},
 		{name: "rpc error kept exactly", method: "tools/call", wantStatus: tasks.StatusFailed, wantMessage: "needs a URL", wantErr: rpcErr,
 			work: func(tasks.TaskContext) (json.RawMessage, error) { return nil, rpcErr }},
 		{name: "plain error is internal", method: "tools/call", wantStatus: tasks.StatusFailed, wantMessage: "disk on fire",

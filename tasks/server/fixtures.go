@@ -1,0 +1,247 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/mcptasks/mcptasks/schema"
+	"github.com/mcptasks/mcptasks/tasks"
+)
+
+// Fixture tool names: the tools a server under test exposes so that every
+// conformance spec can run (see DESIGN.md, "Fixture tools").
+const (
+	FixtureSleep         = "fixture_sleep"
+	FixtureSleepRequired = "fixture_sleep_required"
+	FixtureForbidden     = "fixture_forbidden"
+	FixtureToolError     = "fixture_tool_error"
+	FixtureRPCError      = "fixture_rpc_error"
+	FixtureInput         = "fixture_input"
+	FixtureProgress      = "fixture_progress"
+)
+
+// Limits of fixture arguments.
+const (
+	maxFixtureMillis = 10 * 60 * 1000
+	maxFixtureSteps  = 1000
+	maxQuestionBytes = 4096
+)
+
+// FixtureRPCErrorCode is the JSON-RPC error code fixture_rpc_error ends
+// with (an implementation-defined server error).
+const FixtureRPCErrorCode = -32000
+
+const msSchema = `{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":600000,"description":"how long to run, in milliseconds"}}}`
+
+// Fixtures returns the fixture tools. Every result is a deterministic
+// function of the arguments (and, for fixture_input, of the answer);
+// every wait ends early when the call or task is cancelled.
+func Fixtures() []Tool {
+	return []Tool{
+		{Name: FixtureSleep, Description: "Sleeps for ms milliseconds, then succeeds. Task support optional.",
+			InputSchema: json.RawMessage(msSchema), TaskSupport: TaskOptional, Validate: validateMs, Handler: sleepHandler},
+		{Name: FixtureSleepRequired, Description: "Sleeps for ms milliseconds, then succeeds. Must run as a task.",
+			InputSchema: json.RawMessage(msSchema), TaskSupport: TaskRequired, Validate: validateMs, Handler: sleepHandler},
+		{Name: FixtureForbidden, Description: "Succeeds at once. Must not run as a task.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), TaskSupport: TaskForbidden,
+			Handler: func(context.Context, *ToolCall) (json.RawMessage, error) {
+				return textResult("fixture_forbidden ran", nil, false), nil
+			}},
+		{Name: FixtureToolError, Description: "Sleeps for ms milliseconds, then returns a tool result with isError true.",
+			InputSchema: json.RawMessage(msSchema), TaskSupport: TaskOptional, Validate: validateMs,
+			Handler: func(ctx context.Context, c *ToolCall) (json.RawMessage, error) {
+				ms, _ := fixtureMs(c.Arguments)
+				if err := sleep(ctx, ms); err != nil {
+					return nil, err
+				}
+				return textResult(fmt.Sprintf("fixture_tool_error: deliberate tool failure after %d ms", ms), nil, true), nil
+			}},
+		{Name: FixtureRPCError, Description: "Sleeps for ms milliseconds, then fails with a JSON-RPC error.",
+			InputSchema: json.RawMessage(msSchema), TaskSupport: TaskOptional, Validate: validateMs,
+			Handler: func(ctx context.Context, c *ToolCall) (json.RawMessage, error) {
+				ms, _ := fixtureMs(c.Arguments)
+				if err := sleep(ctx, ms); err != nil {
+					return nil, err
+				}
+				return nil, &tasks.RPCError{Code: FixtureRPCErrorCode,
+					Message: fmt.Sprintf("fixture_rpc_error: deliberate JSON-RPC error after %d ms", ms),
+					Data:    json.RawMessage(`{"ms":` + strconv.FormatInt(ms, 10) + `}`)}
+			}},
+		{Name: FixtureInput, Description: "Asks the requestor a question through a form elicitation, then returns the answer. Must run as a task.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"question":{"type":"string"}},"required":["question"]}`),
+			TaskSupport: TaskRequired, Validate: validateQuestion, Handler: inputHandler},
+		{Name: FixtureProgress, Description: "Runs for ms milliseconds in steps, reporting progress after each step.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":600000},"steps":{"type":"integer","minimum":1,"maximum":1000}}}`),
+			TaskSupport: TaskOptional, Validate: validateProgress, Handler: progressHandler},
+	}
+}
+
+type fixtureArgs struct {
+	MS       *json.Number `json:"ms"`
+	Steps    *json.Number `json:"steps"`
+	Question *string      `json:"question"`
+}
+
+func decodeFixture(args json.RawMessage) (fixtureArgs, error) {
+	var a fixtureArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return a, errors.New(fieldError(err))
+	}
+	return a, nil
+}
+
+func intArg(n *json.Number, name string, def, lo, hi int64) (int64, error) {
+	if n == nil {
+		return def, nil
+	}
+	v, err := strconv.ParseInt(n.String(), 10, 64)
+	if err != nil || v < lo || v > hi {
+		return 0, fmt.Errorf("%q must be an integer from %d to %d, got %s", name, lo, hi, n.String())
+	}
+	return v, nil
+}
+
+func fixtureMs(args json.RawMessage) (int64, error) {
+	a, err := decodeFixture(args)
+	if err != nil {
+		return 0, err
+	}
+	return intArg(a.MS, "ms", 0, 0, maxFixtureMillis)
+}
+
+func validateMs(args json.RawMessage) error {
+	_, err := fixtureMs(args)
+	return err
+}
+
+func validateQuestion(args json.RawMessage) error {
+	a, err := decodeFixture(args)
+	if err != nil {
+		return err
+	}
+	if a.Question == nil || *a.Question == "" {
+		return errors.New(`"question" is required and must be a non-empty string`)
+	}
+	if len(*a.Question) > maxQuestionBytes {
+		return fmt.Errorf(`"question" must be at most %d bytes`, maxQuestionBytes)
+	}
+	return nil
+}
+
+func progressArgs(args json.RawMessage) (ms, steps int64, err error) {
+	a, err := decodeFixture(args)
+	if err != nil {
+		return 0, 0, err
+	}
+	if ms, err = intArg(a.MS, "ms", 0, 0, maxFixtureMillis); err != nil {
+		return 0, 0, err
+	}
+	steps, err = intArg(a.Steps, "steps", 3, 1, maxFixtureSteps)
+	return ms, steps, err
+}
+
+func validateProgress(args json.RawMessage) error {
+	_, _, err := progressArgs(args)
+	return err
+}
+
+// sleep waits ms milliseconds or until ctx ends.
+func sleep(ctx context.Context, ms int64) error {
+	if ms <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// textResult builds a CallToolResult with one text block.
+func textResult(text string, structured any, isError bool) json.RawMessage {
+	var block schema.ContentBlock
+	_ = block.FromTextContent(schema.TextContent{Type: "text", Text: text})
+	res := schema.CallToolResult{Content: []schema.ContentBlock{block}}
+	if structured != nil {
+		b, err := json.Marshal(structured)
+		if err == nil {
+			res.StructuredContent = b
+		}
+	}
+	if isError {
+		t := true
+		res.IsError = &t
+	}
+	b, _ := json.Marshal(res)
+	return b
+}
+
+func sleepHandler(ctx context.Context, c *ToolCall) (json.RawMessage, error) {
+	ms, err := fixtureMs(c.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	if err := sleep(ctx, ms); err != nil {
+		return nil, err
+	}
+	return textResult(fmt.Sprintf("slept %d ms", ms), map[string]int64{"ms": ms}, false), nil
+}
+
+func progressHandler(ctx context.Context, c *ToolCall) (json.RawMessage, error) {
+	ms, steps, err := progressArgs(c.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	total := float64(steps)
+	for i := int64(1); i <= steps; i++ {
+		if err := sleep(ctx, ms/steps); err != nil {
+			return nil, err
+		}
+		_ = c.Progress(tasks.Progress{Progress: float64(i), Total: &total, Message: fmt.Sprintf("step %d of %d", i, steps)})
+	}
+	return textResult(fmt.Sprintf("completed %d steps in %d ms", steps, ms), map[string]int64{"steps": steps, "ms": ms}, false), nil
+}
+
+// answerSchema is the form fixture_input asks the requestor to fill.
+const answerSchema = `{"type":"object","properties":{"answer":{"type":"string","description":"your answer"}},"required":["answer"]}`
+
+func inputHandler(ctx context.Context, c *ToolCall) (json.RawMessage, error) {
+	a, err := decodeFixture(c.Arguments)
+	if err != nil || a.Question == nil {
+		return nil, errors.New("fixture_input needs a question")
+	}
+	if c.Task == nil {
+		return nil, &tasks.RPCError{Code: tasks.CodeMethodNotFound, Message: "fixture_input must run as a task"}
+	}
+	p := schema.ElicitRequestFormParams{Message: *a.Question}
+	if err := json.Unmarshal([]byte(answerSchema), &p.RequestedSchema); err != nil {
+		return nil, err
+	}
+	params, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := c.Task.RequireInput(ctx, tasks.InputRequest{Method: "elicitation/create", Params: params})
+	if err != nil {
+		return nil, err
+	}
+	var res schema.ElicitResult
+	if err := json.Unmarshal(raw, &res); err != nil || !res.Action.Valid() {
+		return nil, &tasks.RPCError{Code: tasks.CodeInvalidParams, Message: "the elicitation answer is not a valid ElicitResult"}
+	}
+	if res.Action != schema.ElicitResultActionAccept {
+		return textResult(fmt.Sprintf("no answer: the requestor chose %s", res.Action), map[string]string{"action": string(res.Action)}, false), nil
+	}
+	var answer string
+	if v, ok := res.Content["answer"]; ok {
+		_ = json.Unmarshal(v.Raw(), &answer)
+	}
+	return textResult("answer: "+answer, map[string]string{"action": string(res.Action), "answer": answer}, false), nil
+}

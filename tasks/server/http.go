@@ -1,0 +1,403 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcptasks/mcptasks/schema"
+	"github.com/mcptasks/mcptasks/tasks"
+)
+
+// HTTP header names of the Streamable HTTP transport.
+const (
+	HeaderSessionID       = "Mcp-Session-Id"
+	HeaderProtocolVersion = "Mcp-Protocol-Version"
+)
+
+// keepAliveEvery is how often an idle SSE stream gets a comment line, so
+// proxies and clients see the connection alive.
+const keepAliveEvery = 15 * time.Second
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// ServeHTTP implements the Streamable HTTP transport at whatever path the
+// handler is mounted on: POST carries client messages, GET opens the
+// session's stream of server messages, DELETE ends the session.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.originAllowed(r.Header.Get("Origin")) {
+		httpError(w, http.StatusForbidden, nil, rpcErr(tasks.CodeInvalidRequest, "origin "+strconv.Quote(r.Header.Get("Origin"))+" is not allowed"))
+		return
+	}
+	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !supportedVersion(v) {
+		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest,
+			fmt.Sprintf("unsupported %s %q: this server supports %s", HeaderProtocolVersion, v, strings.Join(supportedVersions, ", "))))
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		s.servePOST(w, r)
+	case http.MethodGet:
+		s.serveGET(w, r)
+	case http.MethodDelete:
+		s.serveDELETE(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		httpError(w, http.StatusMethodNotAllowed, nil, rpcErr(tasks.CodeInvalidRequest, "method "+r.Method+" is not allowed: use POST, GET or DELETE"))
+	}
+}
+
+// originAllowed accepts requests without Origin, from loopback origins and
+// from configured ones.
+func (s *Server) originAllowed(origin string) bool {
+	if origin == "" {
+		return true
+	}
+	for _, o := range s.origins {
+		if o == "*" || strings.EqualFold(o, origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	switch u.Hostname() {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
+}
+
+// httpError writes a JSON-RPC error response with an HTTP status.
+func httpError(w http.ResponseWriter, status int, id json.RawMessage, e *tasks.RPCError) {
+	body := appendError(nil, id, e)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func writeAuthError(w http.ResponseWriter, err error) {
+	var ae *authError
+	if errors.As(err, &ae) {
+		if ae.status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+ae.msg+`"`)
+		}
+		httpError(w, ae.status, nil, rpcErr(tasks.CodeInvalidRequest, ae.msg))
+		return
+	}
+	httpError(w, http.StatusUnauthorized, nil, rpcErr(tasks.CodeInvalidRequest, err.Error()))
+}
+
+// lookupSession finds the request's session, answering 400 (no header),
+// 404 (unknown or ended session) or 403 (another identity) itself.
+func (s *Server) lookupSession(w http.ResponseWriter, r *http.Request, subject string) *session {
+	sid := r.Header.Get(HeaderSessionID)
+	if sid == "" {
+		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest, "missing "+HeaderSessionID+" header: send initialize first and echo the session id it returns"))
+		return nil
+	}
+	sess := s.session(sid)
+	if sess == nil {
+		httpError(w, http.StatusNotFound, nil, rpcErr(tasks.CodeInvalidRequest, "unknown or ended session: initialize a new one"))
+		return nil
+	}
+	if sess.subject != subject {
+		httpError(w, http.StatusForbidden, nil, rpcErr(tasks.CodeInvalidRequest, "the session belongs to another identity"))
+		return nil
+	}
+	return sess
+}
+
+func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bufPool.Put(buf)
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			httpError(w, http.StatusRequestEntityTooLarge, nil, rpcErr(tasks.CodeInvalidRequest,
+				fmt.Sprintf("request body too large: the limit is %d bytes", mbe.Limit)))
+			return
+		}
+		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeParseError, "could not read the request body: "+err.Error()))
+		return
+	}
+	msg, k, err := decode(buf.Bytes())
+	if err != nil {
+		var de *decodeError
+		if errors.As(err, &de) {
+			httpError(w, http.StatusBadRequest, de.id, de.err)
+			return
+		}
+		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest, err.Error()))
+		return
+	}
+	subject, err := s.identify(r)
+	if err != nil {
+		writeAuthError(w, err)
+		return
+	}
+	if k == kindRequest && msg.Method == "initialize" {
+		s.serveInitialize(w, r, msg, subject)
+		return
+	}
+	sess := s.lookupSession(w, r, subject)
+	if sess == nil {
+		return
+	}
+	switch k {
+	case kindNotification:
+		s.onNotification(sess, msg)
+		w.WriteHeader(http.StatusAccepted)
+	case kindResponse:
+		if err := s.onResponse(sess.owner, msg); err != nil {
+			httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest, "response id "+string(msg.ID)+" answers no pending server request"))
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+	case kindRequest:
+		out := &httpOut{w: w, sess: sess, allowSSE: acceptsSSE(r)}
+		c := &call{ctx: r.Context(), sess: sess, owner: sess.owner, id: msg.ID, method: msg.Method, params: msg.Params, out: out}
+		out.finish(s.dispatch(c))
+	}
+}
+
+func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *envelope, subject string) {
+	sess := newSession(subject)
+	owner, err := tasks.ResolveOwner(tasks.Identity{Subject: subject, SessionID: sess.id}, s.allowAnonymous)
+	if err != nil {
+		httpError(w, http.StatusUnauthorized, nil, rpcErr(tasks.CodeInvalidRequest, err.Error()))
+		return
+	}
+	sess.owner = owner
+	c := &call{ctx: r.Context(), sess: sess, owner: owner, id: msg.ID, method: msg.Method, params: msg.Params, out: noStream{}}
+	resp := s.dispatch(c)
+	if sess.protocolVersion() != "" {
+		s.addSession(sess)
+		w.Header().Set(HeaderSessionID, sess.id)
+		s.log.Debug("session started", "session", sess.id, "owner", owner)
+	}
+	writeJSON(w, resp)
+}
+
+func writeJSON(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
+}
+
+// onNotification handles client notifications; unknown ones are ignored.
+func (s *Server) onNotification(sess *session, msg *envelope) {
+	switch msg.Method {
+	case "notifications/initialized":
+		sess.initialized.Store(true)
+	case "notifications/cancelled":
+		var p schema.CancelledNotificationParams
+		if json.Unmarshal(msg.Params, &p) != nil || p.RequestID == nil || p.RequestID.IsZero() {
+			return // malformed: ignored
+		}
+		reason := ""
+		if p.Reason != nil {
+			reason = *p.Reason
+		}
+		sess.cancelRequest(canonicalID(mustJSON(p.RequestID)), reason)
+	}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// canonicalID renders a request id the same way however it was spelled.
+func canonicalID(raw json.RawMessage) json.RawMessage {
+	var id schema.RequestID
+	if json.Unmarshal(raw, &id) != nil {
+		return raw
+	}
+	b, err := json.Marshal(id)
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+func acceptsSSE(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		if strings.Contains(v, "text/event-stream") || strings.Contains(v, "*/*") {
+			return true
+		}
+	}
+	return false
+}
+
+// httpOut answers one POSTed request: with a JSON body, or with an SSE
+// stream as soon as a message related to the request must go out first.
+type httpOut struct {
+	w        http.ResponseWriter
+	sess     *session
+	allowSSE bool
+
+	mu   sync.Mutex
+	sse  bool
+	done bool
+}
+
+var errStreamDone = errors.New("the request's stream is finished")
+
+func (o *httpOut) startSSE() {
+	h := o.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	o.w.WriteHeader(http.StatusOK)
+	o.sse = true
+	writePrime(o.w, o.sess.nextEventID())
+	flush(o.w)
+}
+
+func (o *httpOut) send(msg []byte) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.done {
+		return errStreamDone
+	}
+	if !o.allowSSE {
+		return errNoStream
+	}
+	if !o.sse {
+		o.startSSE()
+	}
+	if err := writeEvent(o.w, o.sess.nextEventID(), msg); err != nil {
+		return err
+	}
+	return flush(o.w)
+}
+
+// finish writes the response (nil: none, the request was cancelled) and
+// ends the answer.
+func (o *httpOut) finish(resp []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.done = true
+	switch {
+	case o.sse && resp != nil:
+		_ = writeEvent(o.w, o.sess.nextEventID(), resp)
+		_ = flush(o.w)
+	case o.sse:
+	case resp == nil:
+		// A cancelled request gets no response: end an empty stream.
+		o.startSSE()
+	default:
+		writeJSON(o.w, resp)
+	}
+}
+
+// noStream is the sender of requests that cannot carry extra messages.
+type noStream struct{}
+
+func (noStream) send([]byte) error { return errNoStream }
+
+// writePrime writes the first event of a stream: an id and empty data, so
+// a client can resume from it.
+func writePrime(w http.ResponseWriter, id string) {
+	_, _ = fmt.Fprintf(w, "id: %s\ndata: \n\n", id)
+}
+
+// writeEvent writes one SSE event carrying a JSON message on one line.
+func writeEvent(w http.ResponseWriter, id string, msg []byte) error {
+	msg = oneLine(msg)
+	buf := make([]byte, 0, len(msg)+len(id)+16)
+	buf = append(buf, "id: "...)
+	buf = append(buf, id...)
+	buf = append(buf, "\ndata: "...)
+	buf = append(buf, msg...)
+	buf = append(buf, "\n\n"...)
+	_, err := w.Write(buf)
+	return err
+}
+
+// oneLine compacts a JSON message that contains line breaks.
+func oneLine(msg []byte) []byte {
+	if bytes.IndexByte(msg, '\n') < 0 && bytes.IndexByte(msg, '\r') < 0 {
+		return msg
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, msg) != nil {
+		return bytes.ReplaceAll(bytes.ReplaceAll(msg, []byte("\r"), nil), []byte("\n"), nil)
+	}
+	return b.Bytes()
+}
+
+func flush(w http.ResponseWriter) error {
+	return http.NewResponseController(w).Flush()
+}
+
+func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
+	if !acceptsSSE(r) {
+		httpError(w, http.StatusNotAcceptable, nil, rpcErr(tasks.CodeInvalidRequest, "GET opens an SSE stream: the Accept header must include text/event-stream"))
+		return
+	}
+	subject, err := s.identify(r)
+	if err != nil {
+		writeAuthError(w, err)
+		return
+	}
+	sess := s.lookupSession(w, r, subject)
+	if sess == nil {
+		return
+	}
+	ctx, detach := sess.attachGET(r.Context())
+	defer detach()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	writePrime(w, sess.nextEventID())
+	if flush(w) != nil {
+		return
+	}
+	tick := time.NewTicker(keepAliveEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case msg := <-sess.outq:
+			if writeEvent(w, sess.nextEventID(), msg) != nil || flush(w) != nil {
+				sess.push(msg) // keep it for the next stream
+				return
+			}
+		case <-tick.C:
+			if _, err := w.Write([]byte(": keep-alive\n\n")); err != nil || flush(w) != nil {
+				return
+			}
+		}
+	}
+}
+
+func (s *Server) serveDELETE(w http.ResponseWriter, r *http.Request) {
+	subject, err := s.identify(r)
+	if err != nil {
+		writeAuthError(w, err)
+		return
+	}
+	sess := s.lookupSession(w, r, subject)
+	if sess == nil {
+		return
+	}
+	s.dropSession(sess.id)
+	s.log.Debug("session ended by the client", "session", sess.id, "owner", sess.owner)
+	w.WriteHeader(http.StatusNoContent)
+}

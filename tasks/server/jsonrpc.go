@@ -1,0 +1,256 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/mcptasks/mcptasks/tasks"
+)
+
+// envelope is the JSON-RPC 2.0 framing of one message; params, result and
+// error payloads stay raw until a method handler decodes them.
+type envelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
+}
+
+// kind is the JSON-RPC shape of a decoded message.
+type kind int
+
+const (
+	kindRequest kind = iota + 1
+	kindNotification
+	kindResponse
+)
+
+// decodeError is a message that could not be accepted, with the JSON-RPC
+// error to answer it with. id is the request id when it could be read.
+type decodeError struct {
+	id  json.RawMessage
+	err *tasks.RPCError
+}
+
+func (e *decodeError) Error() string { return e.err.Message }
+
+// decode parses one JSON-RPC message and classifies it.
+func decode(data []byte) (*envelope, kind, error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "empty message: expected one JSON-RPC 2.0 object")}
+	}
+	if !json.Valid(data) {
+		return nil, 0, &decodeError{err: rpcErr(tasks.CodeParseError, "parse error: the message is not valid JSON")}
+	}
+	switch data[0] {
+	case '{':
+	case '[':
+		return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "batches are not supported: send one JSON-RPC object per message")}
+	default:
+		return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")}
+	}
+	var m envelope
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "invalid request: "+fieldError(err))}
+	}
+	bad := func(why string) (*envelope, kind, error) {
+		id := m.ID
+		if validID(id) != nil {
+			id = nil
+		}
+		return nil, 0, &decodeError{id: id, err: rpcErr(tasks.CodeInvalidRequest, "invalid request: "+why)}
+	}
+	if m.JSONRPC != "2.0" {
+		return bad(`"jsonrpc" must be "2.0"`)
+	}
+	if m.Method != "" {
+		if m.Result != nil || m.Error != nil {
+			return bad("a message with a method cannot carry result or error")
+		}
+		if m.Params != nil && !isObject(m.Params) {
+			return bad(`"params" must be an object`)
+		}
+		if m.ID == nil {
+			return &m, kindNotification, nil
+		}
+		if err := validID(m.ID); err != nil {
+			return bad(err.Error())
+		}
+		return &m, kindRequest, nil
+	}
+	if m.ID == nil || (m.Result == nil) == (m.Error == nil) {
+		return bad(`expected a request (with "method") or a response (with "id" and exactly one of "result" or "error")`)
+	}
+	if err := validID(m.ID); err != nil {
+		return bad(err.Error())
+	}
+	return &m, kindResponse, nil
+}
+
+// validID accepts a string or an integer.
+func validID(id json.RawMessage) error {
+	if len(id) == 0 {
+		return errors.New(`"id" is missing`)
+	}
+	switch id[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(id, &s) == nil {
+			return nil
+		}
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if _, err := strconv.ParseInt(string(id), 10, 64); err == nil {
+			return nil
+		}
+		return errors.New(`"id" must be a string or an integer`)
+	}
+	return errors.New(`"id" must be a string or an integer, not ` + jsonType(id))
+}
+
+func isObject(b json.RawMessage) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '{'
+}
+
+// jsonType names the JSON type of a raw value, for error messages.
+func jsonType(b json.RawMessage) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+func rpcErr(code int, msg string) *tasks.RPCError {
+	return &tasks.RPCError{Code: int64(code), Message: msg}
+}
+
+// fieldError turns a json decoding error into a message naming the field.
+func fieldError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field != "" {
+			return fmt.Sprintf("%q must be %s, got %s", te.Field, goTypeName(te.Type.Kind().String()), te.Value)
+		}
+		return fmt.Sprintf("expected %s, got %s", goTypeName(te.Type.Kind().String()), te.Value)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return "malformed JSON: " + se.Error()
+	}
+	return err.Error()
+}
+
+func goTypeName(k string) string {
+	switch k {
+	case "string":
+		return "a string"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
+	case "bool":
+		return "a boolean"
+	case "struct", "map":
+		return "an object"
+	case "slice", "array":
+		return "an array"
+	}
+	return "a " + k
+}
+
+// appendResponse encodes a success response.
+func appendResponse(buf []byte, id, result json.RawMessage) []byte {
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = appendID(buf, id)
+	buf = append(buf, `,"result":`...)
+	buf = append(buf, result...)
+	return append(buf, '}')
+}
+
+// appendError encodes an error response; a nil id encodes null.
+func appendError(buf []byte, id json.RawMessage, e *tasks.RPCError) []byte {
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = appendID(buf, id)
+	buf = append(buf, `,"error":`...)
+	b, err := json.Marshal(e)
+	if err != nil {
+		b, _ = json.Marshal(rpcErr(tasks.CodeInternalError, "unencodable error"))
+	}
+	buf = append(buf, b...)
+	return append(buf, '}')
+}
+
+func appendID(buf []byte, id json.RawMessage) []byte {
+	if len(id) == 0 {
+		return append(buf, "null"...)
+	}
+	return append(buf, id...)
+}
+
+// encodeRequest builds a server-to-client request or notification (id nil).
+func encodeRequest(id string, method string, params any) ([]byte, error) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	buf := []byte(`{"jsonrpc":"2.0",`)
+	if id != "" {
+		idb, _ := json.Marshal(id)
+		buf = append(buf, `"id":`...)
+		buf = append(buf, idb...)
+		buf = append(buf, ',')
+	}
+	mb, _ := json.Marshal(method)
+	buf = append(buf, `"method":`...)
+	buf = append(buf, mb...)
+	buf = append(buf, `,"params":`...)
+	buf = append(buf, p...)
+	return append(buf, '}'), nil
+}
+
+// toRPCError maps an error from a handler, the engine or a store to the
+// JSON-RPC error sent on the wire.
+func toRPCError(err error) *tasks.RPCError {
+	var rpc *tasks.RPCError
+	if errors.As(err, &rpc) {
+		return rpc
+	}
+	var pe *paramError
+	if errors.As(err, &pe) {
+		return rpcErr(tasks.CodeInvalidParams, pe.Error())
+	}
+	code := tasks.RPCCode(err)
+	msg := err.Error()
+	if code == tasks.CodeInternalError && !errors.Is(err, tasks.ErrLimit) {
+		msg = "internal error: " + msg
+	}
+	return rpcErr(code, msg)
+}
+
+// paramError is a -32602 with a message that names the offending field.
+type paramError struct{ msg string }
+
+func (e *paramError) Error() string { return "invalid params: " + e.msg }
+
+func badParam(format string, args ...any) error {
+	return &paramError{msg: fmt.Sprintf(format, args...)}
+}

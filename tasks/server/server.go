@@ -1,0 +1,227 @@
+// Package server is the reference MCP 2025-11-25 receiver for tasks: JSON-RPC
+// dispatch over the tasks Engine, a tool registry, and two transports,
+// Streamable HTTP (Server is an http.Handler) and stdio (ServeStdio).
+//
+// Tasks are bound to the requestor: the subject of a verified bearer token
+// when a TokenVerifier is configured and the request carries a token,
+// otherwise the MCP session that created them. Status notifications go only
+// to sessions of the owning requestor; a task's progress goes to the session
+// that created it, under the progressToken of the creating request; input a
+// task needs (elicitation) is delivered on the requestor's tasks/result
+// stream.
+package server
+
+import (
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcptasks/mcptasks/schema"
+	"github.com/mcptasks/mcptasks/tasks"
+)
+
+// ProtocolVersion is the MCP revision this server implements and prefers.
+const ProtocolVersion = "2025-11-25"
+
+// supportedVersions are the revisions accepted in initialize and in the
+// MCP-Protocol-Version header, newest first. Older revisions have no tasks;
+// they are accepted so plain clients can still call tools.
+var supportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+
+// DefaultMaxBodyBytes is the default limit on one HTTP request body or one
+// stdio line.
+const DefaultMaxBodyBytes = 4 << 20
+
+// Implementation names this server in the initialize result.
+type Implementation struct {
+	Name    string
+	Version string
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithLogger sets the logger; default slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Server) {
+		if l != nil {
+			s.log = l
+		}
+	}
+}
+
+// WithTokenVerifier makes bearer tokens identify requestors: a request with
+// an Authorization: Bearer header is answered 401 unless v accepts the
+// token, and its tasks belong to the token's subject. Requests without a
+// token are refused with 401 unless anonymous use is allowed (see
+// WithAllowAnonymous), in which case their session owns their tasks.
+func WithTokenVerifier(v TokenVerifier) Option { return func(s *Server) { s.verifier = v } }
+
+// WithAllowAnonymous lets requests without a bearer token in when a
+// TokenVerifier is configured; their tasks are bound to their session. It
+// defaults to the engine Config's AllowAnonymous.
+func WithAllowAnonymous(allow bool) Option {
+	return func(s *Server) { s.allowAnonymous = allow; s.anonSet = true }
+}
+
+// WithAllowedOrigins adds origins (scheme://host[:port]) accepted in the
+// Origin header besides loopback ones.
+func WithAllowedOrigins(origins ...string) Option {
+	return func(s *Server) { s.origins = append(s.origins, origins...) }
+}
+
+// WithMaxBodyBytes limits the size of one incoming message.
+func WithMaxBodyBytes(n int64) Option {
+	return func(s *Server) {
+		if n > 0 {
+			s.maxBody = n
+		}
+	}
+}
+
+// WithImplementation sets the serverInfo sent in the initialize result.
+func WithImplementation(info Implementation) Option { return func(s *Server) { s.info = info } }
+
+// WithTools registers tools (see Registry.Add).
+func WithTools(tools ...Tool) Option {
+	return func(s *Server) {
+		for _, t := range tools {
+			if err := s.tools.Add(t); err != nil {
+				s.setupErr = err
+			}
+		}
+	}
+}
+
+// WithFixtures registers the fixture tools (see Fixtures).
+func WithFixtures() Option { return WithTools(Fixtures()...) }
+
+// Server is an MCP server whose tools can run as tasks on an Engine. It
+// serves Streamable HTTP as an http.Handler (mount it at the MCP endpoint
+// path) and stdio through ServeStdio. It is safe for concurrent use.
+type Server struct {
+	engine         *tasks.Engine
+	tools          *Registry
+	log            *slog.Logger
+	verifier       TokenVerifier
+	allowAnonymous bool
+	anonSet        bool
+	origins        []string
+	maxBody        int64
+	info           Implementation
+	setupErr       error
+
+	mu       sync.RWMutex
+	sessions map[string]*session
+
+	streamSeq atomic.Uint64
+
+	pmu     sync.Mutex
+	pending map[string]*pendingRequest // server-to-client requests by id
+	inboxes map[string]*inbox          // task id -> input requests waiting for a tasks/result stream
+}
+
+// New returns a server running tools as tasks on engine. It returns an
+// error when a tool is registered twice or is malformed.
+func New(engine *tasks.Engine, opts ...Option) (*Server, error) {
+	s := &Server{
+		engine:   engine,
+		tools:    NewRegistry(),
+		log:      slog.Default(),
+		maxBody:  DefaultMaxBodyBytes,
+		info:     Implementation{Name: "mcptasks-reference", Version: "0.1.0"},
+		sessions: make(map[string]*session),
+		pending:  make(map[string]*pendingRequest),
+		inboxes:  make(map[string]*inbox),
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.setupErr != nil {
+		return nil, s.setupErr
+	}
+	if !s.anonSet {
+		s.allowAnonymous = engine.Config().AllowAnonymous
+	}
+	engine.Observe(s.onStatus)
+	return s, nil
+}
+
+// Engine returns the engine the server runs tasks on.
+func (s *Server) Engine() *tasks.Engine { return s.engine }
+
+// Tools returns the server's tool registry; tools may be added before the
+// server takes traffic.
+func (s *Server) Tools() *Registry { return s.tools }
+
+// CloseSessions ends every session: open streams close and blocked
+// requests return. Tasks keep running on the engine.
+func (s *Server) CloseSessions() {
+	s.mu.Lock()
+	all := make([]*session, 0, len(s.sessions))
+	for id, sess := range s.sessions {
+		all = append(all, sess)
+		delete(s.sessions, id)
+	}
+	s.mu.Unlock()
+	for _, sess := range all {
+		sess.close()
+	}
+}
+
+func (s *Server) addSession(sess *session) {
+	s.mu.Lock()
+	s.sessions[sess.id] = sess
+	s.mu.Unlock()
+}
+
+func (s *Server) session(id string) *session {
+	s.mu.RLock()
+	sess := s.sessions[id]
+	s.mu.RUnlock()
+	return sess
+}
+
+func (s *Server) dropSession(id string) *session {
+	s.mu.Lock()
+	sess := s.sessions[id]
+	delete(s.sessions, id)
+	s.mu.Unlock()
+	if sess != nil {
+		sess.close()
+	}
+	return sess
+}
+
+// onStatus sends notifications/tasks/status for a status change to every
+// session of the task's owner.
+func (s *Server) onStatus(rec tasks.Record) {
+	if rec.Version <= 1 && rec.Status == tasks.StatusWorking {
+		return // creation, not a change
+	}
+	msg, err := encodeRequest("", "notifications/tasks/status", tasks.WireTask(rec))
+	if err != nil {
+		s.log.Error("encoding status notification", "err", err)
+		return
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, sess := range s.sessions {
+		if sess.owner == rec.Owner {
+			sess.push(msg)
+		}
+	}
+}
+
+// progressFor returns the ProgressFunc that sends a task's progress to the
+// session that created it under token.
+func (s *Server) progressFor(sess *session, token schema.ProgressToken) tasks.ProgressFunc {
+	return func(rec tasks.Record, p tasks.Progress) {
+		params := progressParams(token, p, rec.ID)
+		msg, err := encodeRequest("", "notifications/progress", params)
+		if err != nil {
+			return
+		}
+		sess.push(msg)
+	}
+}

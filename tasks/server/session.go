@@ -1,0 +1,169 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/uuid"
+
+	"github.com/mcptasks/mcptasks/tasks"
+)
+
+// outboxSize bounds the messages a session keeps for a stream that is not
+// open; beyond it the oldest are dropped (they are notifications, which
+// requestors must not rely on).
+const outboxSize = 512
+
+// session is one MCP session: an HTTP client identified by Mcp-Session-Id,
+// or the single peer of a stdio connection.
+type session struct {
+	id      string
+	owner   tasks.Owner            // fixed at initialize
+	subject string                 // verified bearer subject bound at initialize, if any
+	version atomic.Pointer[string] // negotiated protocol version
+
+	initialized atomic.Bool
+	eventSeq    atomic.Uint64
+
+	outq      chan []byte // notifications for the GET stream / stdout
+	ctx       context.Context
+	end       context.CancelFunc
+	closeOnce sync.Once
+
+	mu        sync.Mutex
+	getCancel context.CancelFunc // the open GET stream, if any
+	getGen    uint64
+	inflight  map[string]context.CancelCauseFunc
+}
+
+// protocolVersion is the negotiated version, "" before initialize.
+func (s *session) protocolVersion() string {
+	if v := s.version.Load(); v != nil {
+		return *v
+	}
+	return ""
+}
+
+func (s *session) setVersion(v string) { s.version.Store(&v) }
+
+func newSession(subject string) *session {
+	ctx, end := context.WithCancel(context.Background())
+	return &session{
+		ctx:      ctx,
+		end:      end,
+		id:       uuid.NewString(),
+		subject:  subject,
+		outq:     make(chan []byte, outboxSize),
+		inflight: make(map[string]context.CancelCauseFunc),
+	}
+}
+
+// push queues a message for the session's standalone stream without ever
+// blocking; when the queue is full the oldest message is dropped.
+func (s *session) push(msg []byte) {
+	select {
+	case <-s.ctx.Done():
+		return
+	default:
+	}
+	for range 2 {
+		select {
+		case s.outq <- msg:
+			return
+		default:
+		}
+		select {
+		case <-s.outq:
+		default:
+		}
+	}
+}
+
+// nextEventID returns an SSE event id unique across the session's streams.
+func (s *session) nextEventID() string {
+	return s.id[:8] + "-" + strconv.FormatUint(s.eventSeq.Add(1), 10)
+}
+
+// attachGET makes the caller the session's standalone stream, ending any
+// previous one, and returns a context that ends when the stream must stop.
+func (s *session) attachGET(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	s.mu.Lock()
+	if s.getCancel != nil {
+		s.getCancel()
+	}
+	s.getCancel = cancel
+	s.getGen++
+	gen := s.getGen
+	s.mu.Unlock()
+	stop := context.AfterFunc(s.ctx, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+		s.mu.Lock()
+		if s.getGen == gen {
+			s.getCancel = nil
+		}
+		s.mu.Unlock()
+	}
+}
+
+// track registers an in-flight request so notifications/cancelled can end
+// it; the returned function unregisters it.
+func (s *session) track(id json.RawMessage, cancel context.CancelCauseFunc) func() {
+	key := string(canonicalID(id))
+	s.mu.Lock()
+	s.inflight[key] = cancel
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.inflight, key)
+		s.mu.Unlock()
+	}
+}
+
+// cancelRequest ends the named in-flight request; unknown ids are ignored.
+func (s *session) cancelRequest(id json.RawMessage, reason string) bool {
+	s.mu.Lock()
+	cancel := s.inflight[string(id)]
+	s.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel(&requestCancelled{reason: reason})
+	return true
+}
+
+func (s *session) close() {
+	s.closeOnce.Do(func() {
+		s.end()
+		s.mu.Lock()
+		for _, c := range s.inflight {
+			c(errSessionClosed)
+		}
+		if s.getCancel != nil {
+			s.getCancel()
+		}
+		s.mu.Unlock()
+	})
+}
+
+// requestCancelled is the cause of a request context ended by
+// notifications/cancelled: such a request gets no response.
+type requestCancelled struct{ reason string }
+
+func (e *requestCancelled) Error() string {
+	if e.reason == "" {
+		return "request cancelled by the client"
+	}
+	return "request cancelled by the client: " + e.reason
+}
+
+type sessionClosedError struct{}
+
+func (sessionClosedError) Error() string { return "session closed" }
+
+var errSessionClosed error = sessionClosedError{}
