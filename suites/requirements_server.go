@@ -1,5 +1,103 @@
 package suites
 
+// Sections used only by the server requirements.
+const (
+	secLifecycle  = "basic/lifecycle.mdx"
+	secTransports = "basic/transports.mdx § Streamable HTTP"
+	secIndex      = "basic/index.mdx § Messages"
+	secTools      = "server/tools.mdx"
+	secProgress   = "basic/utilities/progress.mdx"
+	secElicit     = "client/elicitation.mdx"
+	secWire       = "schema.json#/$defs/"
+	secServer     = "mcptasks reference server contract"
+)
+
 // serverRequirements are the requirements only live-server specs test.
-// An id defined in storeRequirements is never repeated here.
-var serverRequirements = []Requirement{}
+// An id defined in storeRequirements is never repeated here; server specs
+// reuse those ids when they check the same rule over the wire. Summaries
+// are our own wording.
+var serverRequirements = []Requirement{
+	// Handshake and capabilities.
+	{ID: "TASKS-INIT-003", Level: LevelMust, Section: secLifecycle + " § Initialization", Feature: "core", Summary: "The initialize answer names the protocol version, the server's capabilities and its implementation."},
+	{ID: "TASKS-INIT-009", Level: LevelMust, Section: secLifecycle + " § Version Negotiation", Feature: "core", Summary: "A server that supports the version the client proposes answers with that same version."},
+	{ID: "TASKS-INIT-010", Level: LevelMust, Section: secLifecycle + " § Version Negotiation", Feature: "core", Summary: "A proposal the server cannot support is answered with a version it does support, not refused."},
+	{ID: "TASKS-INIT-011", Level: LevelShould, Section: secLifecycle + " § Version Negotiation", Feature: "core", Summary: "The fallback version offered is the newest one the server knows."},
+	{ID: "TASKS-CAP-001", Level: LevelMust, Section: secTasks + " § Capabilities", Feature: "core", Summary: "A server that creates tasks for tool calls says so under capabilities.tasks.requests.tools.call."},
+	{ID: "TASKS-WIRE-SCAP-001", Level: LevelMust, Section: secWire + "ServerCapabilities", Feature: "core", Summary: "Each tasks capability flag (list, cancel, requests.tools.call) is an object whose presence means support."},
+	{ID: "TASKS-TOOLDEF-001", Level: LevelMust, Section: secTools + " § Capabilities", Feature: "core", Summary: "A server offering task-augmented tools also declares the tools capability."},
+	{ID: "TASKS-XPORT-008", Level: LevelMust, Section: secTransports + " › Sending Messages to the Server", Feature: "core", Summary: "A notification the server accepts gets HTTP 202 with an empty body."},
+	{ID: "TASKS-XPORT-010", Level: LevelMust, Section: secTransports + " › Sending Messages to the Server", Feature: "core", Summary: "A posted request is answered as application/json or as text/event-stream."},
+	{ID: "TASKS-XPORT-023", Level: LevelMust, Section: secTransports + " › Listening for Messages from the Server", Feature: "core", Summary: "A GET on the endpoint opens an event stream or is refused with HTTP 405."},
+	{ID: "TASKS-XPORT-035", Level: LevelMust, Section: secTransports + " › Session Management", Feature: "core", Summary: "Session ids use visible ASCII characters only."},
+	{ID: "TASKS-XPORT-047", Level: LevelMust, Section: secTransports + " › Protocol Version Header", Feature: "core", Summary: "A request naming an unknown or malformed protocol version in its header is refused with HTTP 400."},
+
+	// Tool negotiation.
+	{ID: "TASKS-WIRE-TOOLEXEC-001", Level: LevelMust, Section: secWire + "ToolExecution", Feature: "core", Summary: "A tool's execution.taskSupport, when given, is forbidden, optional or required."},
+	{ID: "TASKS-TOOLNEG-003", Level: LevelShould, Section: secTasks + " § Tool-Level Negotiation", Feature: "core", Summary: "Asking for a task on a tool without task support is answered with -32601."},
+	{ID: "TASKS-TOOLNEG-004", Level: LevelMay, Section: secTasks + " § Tool-Level Negotiation", Feature: "core", Summary: "A tool with optional task support works both as a plain call and as a task."},
+	{ID: "TASKS-TOOLNEG-006", Level: LevelMust, Section: secTasks + " § Tool-Level Negotiation", Feature: "core", Summary: "Calling a tool that requires tasks without one is refused with -32601; -32600 is reported as its own finding."},
+	{ID: "TASKS-HANDLE-001", Level: LevelMust, Section: secTasks + " § Task Support and Handling", Feature: "core", Summary: "A request type that is not task-augmentable is processed normally even if it carries a task member."},
+	{ID: "TASKS-TOOLDEF-006", Level: LevelShould, Section: secTools + " § Error Handling", Feature: "core", Summary: "A call to an unknown tool is a protocol error, even when it asks for a task."},
+
+	// Creation.
+	{ID: "TASKS-RESULT-001", Level: LevelMust, Section: secTasks + " § Result Retrieval", Feature: "core", Summary: "An accepted task-augmented request is answered with a CreateTaskResult."},
+	{ID: "TASKS-RESULT-002", Level: LevelShould, Section: secTasks + " § Result Retrieval", Feature: "core", Summary: "The CreateTaskResult is sent as soon as the task is accepted, not when its work ends."},
+	{ID: "TASKS-WIRE-CREATE-001", Level: LevelMust, Section: secWire + "CreateTaskResult", Feature: "core", Summary: "The created task sits under a task member of the result rather than being spread over it."},
+	{ID: "TASKS-CREATE-001", Level: LevelMay, Section: secTasks + " § Creating Tasks", Feature: "core", Summary: "A task may be requested with or without a ttl, and both are accepted."},
+	{ID: "TASKS-TTL-001", Level: LevelMust, Section: secTasks + " § TTL and Resource Management", Feature: "core", Summary: "Every task the server returns carries createdAt as an RFC 3339 timestamp."},
+
+	// Polling.
+	{ID: "TASKS-WIRE-GET-001", Level: LevelMust, Section: secWire + "GetTaskResult", Feature: "core", Summary: "tasks/get returns the task's members directly in the result, without a wrapper."},
+	{ID: "TASKS-TTL-006", Level: LevelMay, Section: secTasks + " § TTL and Resource Management", Feature: "core", Summary: "A suggested pollInterval, when present, is a non-negative whole number of milliseconds."},
+	{ID: "TASKS-META-005", Level: LevelMust, Section: secTasks + " § Associating Task-Related Messages", Feature: "core", Summary: "Related-task metadata in a tasks/get request is ignored in favour of the taskId parameter."},
+	{ID: "TASKS-META-006", Level: LevelShould, Section: secTasks + " § Associating Task-Related Messages", Feature: "core", Summary: "Results of tasks/get, tasks/list and tasks/cancel do not carry related-task metadata."},
+	{ID: "TASKS-INPUT-002", Level: LevelShould, Section: secTasks + " § Input Required Status", Feature: "core", Summary: "tasks/get is answered with a plain JSON body, not an event stream."},
+
+	// Results.
+	{ID: "TASKS-RESULT-004", Level: LevelMust, Section: secTasks + " § Result Retrieval", Feature: "core", Summary: "tasks/result on a running task waits until the task is terminal before answering."},
+	{ID: "TASKS-RESULT-005", Level: LevelMust, Section: secTasks + " § Result Retrieval", Feature: "core", Summary: "tasks/result gives the same result the request would have given without a task."},
+	{ID: "TASKS-META-007", Level: LevelMust, Section: secTasks + " § Related Task Metadata", Feature: "core", Summary: "A successful tasks/result answer names its task in related-task metadata."},
+	{ID: "TASKS-ERR-006", Level: LevelShould, Section: secTasks + " § Task Execution Errors", Feature: "core", Summary: "A failed task explains the failure in its statusMessage."},
+	{ID: "TASKS-ERR-008", Level: LevelMust, Section: secTasks + " § Task Execution Errors", Feature: "core", Summary: "When the request failed with a JSON-RPC error, tasks/result returns that same error."},
+	{ID: "TASKS-WIRE-CALLRESULT-001", Level: LevelMust, Section: secWire + "CallToolResult", Feature: "core", Summary: "The tasks/result payload of a tool call is a well-formed CallToolResult."},
+
+	// Listing.
+	{ID: "TASKS-LIST-001", Level: LevelShould, Section: secTasks + " § Task Listing", Feature: "list", Summary: "Long task lists are split into pages."},
+	{ID: "TASKS-WIRE-LIST-001", Level: LevelMust, Section: secWire + "ListTasksResult", Feature: "list", Summary: "tasks/list returns a tasks array of complete Task objects."},
+	{ID: "TASKS-WIRE-LISTREQ-001", Level: LevelMust, Section: secWire + "ListTasksRequest", Feature: "list", Summary: "tasks/list works with its params left out as well as with empty params."},
+
+	// Cancellation.
+	{ID: "TASKS-WIRE-CANCEL-001", Level: LevelMust, Section: secWire + "CancelTaskResult", Feature: "cancel", Summary: "tasks/cancel returns the task's members directly in the result, without a wrapper."},
+
+	// Errors.
+	{ID: "TASKS-ERR-005", Level: LevelShould, Section: secTasks + " § Protocol Errors", Feature: "core", Summary: "Error messages say what went wrong instead of a generic phrase."},
+	{ID: "TASKS-JSONRPC-005", Level: LevelMust, Section: secIndex + " › Error Responses", Feature: "core", Summary: "An error answer echoes the request id and has an integer code and a message."},
+
+	// TTL.
+	{ID: "TASKS-TTL-003", Level: LevelMay, Section: secTasks + " § TTL and Resource Management", Feature: "core", Summary: "The granted ttl may differ from the one requested, and is reported."},
+	{ID: "MCPT-TTLREQ-001", Level: LevelMust, Section: secServer, Feature: "core", Summary: "Zero, negative and absurd ttl requests are refused with -32602 or adjusted; a created task never disappears at once."},
+
+	// Notifications and progress.
+	{ID: "TASKS-NOTIF-001", Level: LevelMay, Section: secTasks + " § Task Status Notification", Feature: "core", Summary: "Status notifications are optional; those sent are well formed and carry the whole task."},
+	{ID: "TASKS-NOTIF-005", Level: LevelShould, Section: secTasks + " § Task Notifications", Feature: "core", Summary: "Status notifications do not carry related-task metadata."},
+	{ID: "TASKS-PROG-003", Level: LevelMust, Section: secProgress, Feature: "core", Summary: "Progress values for one token only ever increase."},
+	{ID: "TASKS-PROG-004", Level: LevelMust, Section: secProgress, Feature: "core", Summary: "The progress token of the creating request stays in use for the task's whole life."},
+	{ID: "TASKS-PROG-006", Level: LevelMust, Section: secProgress, Feature: "core", Summary: "No progress is reported for a task that has reached a terminal status."},
+
+	// Input required.
+	{ID: "TASKS-INPUT-003", Level: LevelShould, Section: secTasks + " § Input Required Status", Feature: "core", Summary: "A task waiting for the requestor's input shows input_required."},
+	{ID: "TASKS-INPUT-004", Level: LevelMust, Section: secTasks + " § Input Required Status", Feature: "core", Summary: "The request that asks for a task's input names that task in related-task metadata."},
+	{ID: "TASKS-INPUT-006", Level: LevelShould, Section: secTasks + " § Input Required Status", Feature: "core", Summary: "Once its input has arrived the task leaves input_required and carries on."},
+	{ID: "TASKS-ELICIT-003", Level: LevelMust, Section: secElicit + " § Elicitation Requests", Feature: "core", Summary: "A form elicitation has a message and a requested schema, in a mode the client declared."},
+
+	// Several instances.
+	{ID: "MCPT-MULTI-001", Level: LevelMust, Section: secServer + " § several instances", Feature: "multi-instance", Summary: "A task created through one instance can be read through another sharing the store."},
+	{ID: "MCPT-MULTI-002", Level: LevelMust, Section: secServer + " § several instances", Feature: "multi-instance", Summary: "Another instance lists the tasks created through the first."},
+	{ID: "MCPT-MULTI-003", Level: LevelMust, Section: secServer + " § several instances", Feature: "multi-instance", Summary: "Another instance can cancel a task whose work runs on the first."},
+	{ID: "MCPT-MULTI-004", Level: LevelMust, Section: secServer + " § several instances", Feature: "multi-instance", Summary: "Another instance can wait for and return the result of a task running on the first."},
+
+	// Wire.
+	{ID: "TASKS-JSONRPC-001", Level: LevelMust, Section: secIndex, Feature: "core", Summary: "Everything the server sends is a valid JSON-RPC 2.0 message."},
+	{ID: "TASKS-JSONRPC-004", Level: LevelMust, Section: secIndex + " › Result Responses", Feature: "core", Summary: "A success answer echoes the request id and holds a result member."},
+	{ID: "TASKS-WIRE-TASK-001", Level: LevelMust, Section: secWire + "Task", Feature: "core", Summary: "Every Task has taskId, status, createdAt, lastUpdatedAt and ttl."},
+}

@@ -1,0 +1,72 @@
+package suites
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *ServerEnv) {
+	env.It("has the task cancelled by the time it answers tasks/cancel", "TASKS-CANCEL-003", func(ctx SpecContext) {
+		env.RequireCancel()
+		created := env.Sleep(ctx, 5000)
+		t, err := env.A.CancelTask(ctx, created.Task.TaskID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(t.Status).To(Equal("cancelled"), "tasks/cancel result status")
+		got, err := env.A.GetTask(ctx, created.Task.TaskID)
+		if code, isRPC := rpcCode(err); isRPC && code == -32602 {
+			return // deleting a cancelled task at once is allowed
+		}
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Status).To(Equal("cancelled"), "tasks/get right after tasks/cancel")
+	})
+
+	env.It("keeps a cancelled task cancelled after its work would have finished", "TASKS-CANCEL-004", func(ctx SpecContext) {
+		env.RequireCancel()
+		const ms = 300
+		created := env.Sleep(ctx, ms)
+		_, err := env.A.CancelTask(ctx, created.Task.TaskID)
+		Expect(err).NotTo(HaveOccurred())
+		time.Sleep(2 * ms * time.Millisecond)
+		got, err := env.A.GetTask(ctx, created.Task.TaskID)
+		if code, isRPC := rpcCode(err); isRPC && code == -32602 {
+			return
+		}
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Status).To(Equal("cancelled"), "the task left cancelled once its work ended")
+	})
+
+	env.It("refuses to cancel a task that already ended with -32602", "TASKS-CANCEL-001", func(ctx SpecContext) {
+		env.RequireCancel()
+		done := env.Sleep(ctx, 0)
+		env.Await(ctx, done.Task.TaskID)
+		_, err := env.A.CancelTask(ctx, done.Task.TaskID)
+		ExpectRPCError(err, -32602, "tasks/cancel of a completed task")
+
+		cancelled := env.Sleep(ctx, 5000)
+		_, err = env.A.CancelTask(ctx, cancelled.Task.TaskID)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = env.A.CancelTask(ctx, cancelled.Task.TaskID)
+		ExpectRPCError(err, -32602, "tasks/cancel of a cancelled task")
+
+		if _, ok := env.Tools[env.Config.ToolName(FixtureToolError)]; ok {
+			failed := env.Create(ctx, FixtureToolError, map[string]any{"ms": 0})
+			env.Await(ctx, failed.Task.TaskID)
+			_, err = env.A.CancelTask(ctx, failed.Task.TaskID)
+			ExpectRPCError(err, -32602, "tasks/cancel of a failed task")
+		}
+	})
+
+	env.It("returns the cancelled task flat in the tasks/cancel result", "TASKS-WIRE-CANCEL-001", func(ctx SpecContext) {
+		env.RequireCancel()
+		created := env.Sleep(ctx, 5000)
+		raw, err := env.A.Call(ctx, "tasks/cancel", map[string]string{"taskId": created.Task.TaskID})
+		Expect(err).NotTo(HaveOccurred())
+		obj := rawTaskMembers(raw, false)
+		Expect(obj).NotTo(HaveKey("task"), "tasks/cancel wraps the task")
+		Expect(validateDef("CancelTaskResult", raw)).To(Succeed())
+		Expect(validateDef("Task", raw)).To(Succeed())
+		expectTTLMember(obj, "tasks/cancel")
+	})
+})

@@ -1,0 +1,111 @@
+package suites
+
+import (
+	"encoding/json"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcptasks/mcptasks/tasks/client"
+)
+
+var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
+	env.It("answers a task-augmented call with a CreateTaskResult", "TASKS-RESULT-001", func(ctx SpecContext) {
+		env.RequireTaskTools()
+		name := env.Fixture(FixtureSleep)
+		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(FixtureSleep, map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(validateDef("CreateTaskResult", raw)).To(Succeed())
+		obj := rawTaskMembers(raw, true)
+		Expect(validateDef("Task", mustMember(raw, "task"))).To(Succeed())
+		Expect(obj).To(HaveKey("taskId"))
+	})
+
+	env.It("wraps the task in a task member instead of flattening it", "TASKS-WIRE-CREATE-001", func(ctx SpecContext) {
+		env.RequireTaskTools()
+		name := env.Fixture(FixtureSleep)
+		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(FixtureSleep, map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
+		Expect(err).NotTo(HaveOccurred())
+		var top map[string]json.RawMessage
+		Expect(json.Unmarshal(raw, &top)).To(Succeed())
+		Expect(top).To(HaveKey("task"))
+		for _, k := range []string{"taskId", "status", "content", "isError", "structuredContent"} {
+			Expect(top).NotTo(HaveKey(k), "CreateTaskResult has a top-level %q", k)
+		}
+	})
+
+	env.It("returns the CreateTaskResult at once, before the work is done", "TASKS-RESULT-002", func(ctx SpecContext) {
+		env.RequireTaskTools()
+		env.Fixture(FixtureSleep)
+		const ms = 2000
+		start := time.Now()
+		created := env.Sleep(ctx, ms)
+		elapsed := time.Since(start)
+		Expect(elapsed).To(BeNumerically("<", ms*time.Millisecond/2), "the CreateTaskResult took %s for a %d ms task", elapsed, ms)
+		Expect(created.Task.Terminal()).To(BeFalse(), "a %d ms task is already %s when created", ms, created.Task.Status)
+	})
+
+	env.It("starts new tasks in the working status", "TASKS-LIFE-001", func(ctx SpecContext) {
+		created := env.Sleep(ctx, 1000)
+		Expect(created.Task.Status).To(Equal("working"))
+	})
+
+	env.It("accepts task creation with and without a requested ttl", "TASKS-CREATE-001", func(ctx SpecContext) {
+		for _, ttl := range []*int64{nil, ptr(int64(60000))} {
+			created := env.CreateOn(ctx, env.A, FixtureSleep, map[string]any{"ms": 0}, ttl)
+			Expect(created.Task.TaskID).NotTo(BeEmpty())
+		}
+	})
+
+	env.It("reports RFC 3339 createdAt and lastUpdatedAt in every task it returns", "TASKS-TTL-001", func(ctx SpecContext) {
+		created := env.Sleep(ctx, 50)
+		taskTimes(&created.Task, "CreateTaskResult")
+		final := env.Await(ctx, created.Task.TaskID)
+		taskTimes(final, "tasks/get")
+		if env.Caps.List {
+			all, err := env.A.ListAllTasks(ctx, 100)
+			Expect(err).NotTo(HaveOccurred())
+			for i := range all {
+				taskTimes(&all[i], "tasks/list")
+			}
+		}
+		if env.Caps.Cancel {
+			slow := env.Sleep(ctx, 5000)
+			t, err := env.A.CancelTask(ctx, slow.Task.TaskID)
+			Expect(err).NotTo(HaveOccurred())
+			taskTimes(t, "tasks/cancel")
+		}
+	})
+
+	env.It("mints the task id itself, ignoring one proposed by the client", "TASKS-ID-002", func(ctx SpecContext) {
+		env.RequireTaskTools()
+		name := env.Fixture(FixtureSleep)
+		params := client.ToolCall{Name: name, Arguments: env.Args(FixtureSleep, map[string]any{"ms": 0})}.Params()
+		params["task"] = map[string]any{"taskId": "client-chosen-id"}
+		raw, err := env.A.Call(ctx, "tools/call", params)
+		Expect(err).NotTo(HaveOccurred())
+		var res client.CreateTaskResult
+		Expect(json.Unmarshal(raw, &res)).To(Succeed())
+		Expect(res.Task.TaskID).NotTo(BeEmpty())
+		Expect(res.Task.TaskID).NotTo(Equal("client-chosen-id"))
+	})
+
+	env.It("gives every task a distinct id", "TASKS-ID-003", func(ctx SpecContext) {
+		seen := map[string]bool{}
+		for i := 0; i < 20; i++ {
+			created := env.Sleep(ctx, 0)
+			Expect(seen).NotTo(HaveKey(created.Task.TaskID), "task id %q was issued twice", created.Task.TaskID)
+			seen[created.Task.TaskID] = true
+		}
+	})
+
+	env.It("uses JSON strings for task ids", "TASKS-ID-001", func(ctx SpecContext) {
+		env.RequireTaskTools()
+		name := env.Fixture(FixtureSleep)
+		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(FixtureSleep, map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
+		Expect(err).NotTo(HaveOccurred())
+		id := rawTaskMembers(raw, true)["taskId"]
+		Expect(string(id)).To(HavePrefix(`"`), "taskId %s is not a JSON string", id)
+	})
+})

@@ -1,0 +1,236 @@
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/mcptasks/mcptasks/tasks/client"
+)
+
+// Fixture returns the server's tool for role, after checking it is listed
+// with a taskSupport that suits the role. A missing or unsuitable tool
+// makes the spec not-supported.
+func (env *ServerEnv) Fixture(role string) string {
+	ginkgo.GinkgoHelper()
+	name := env.Config.ToolName(role)
+	if name == "" {
+		NotSupported("no tool is mapped to the fixture role %q", role)
+	}
+	tool, ok := env.Tools[name]
+	if !ok {
+		NotSupported("the server lists no tool %q for the fixture role %q (map one with --fixture %s=<tool>)", name, role, role)
+	}
+	ts := tool.TaskSupport()
+	switch role {
+	case FixtureForbidden:
+		if ts != "forbidden" {
+			NotSupported("fixture %q (tool %q) has taskSupport %q, want absent or forbidden", role, name, ts)
+		}
+	case FixtureSleepRequired:
+		if ts != "required" {
+			NotSupported("fixture %q (tool %q) has taskSupport %q, want required", role, name, ts)
+		}
+	case FixtureSleep:
+		if ts != "optional" {
+			NotSupported("fixture %q (tool %q) has taskSupport %q, want optional", role, name, ts)
+		}
+	default:
+		if ts != "optional" && ts != "required" {
+			NotSupported("fixture %q (tool %q) has taskSupport %q, so it cannot run as a task", role, name, ts)
+		}
+	}
+	return name
+}
+
+// Args renames the arguments of a fixture call to the server's names.
+func (env *ServerEnv) Args(role string, args map[string]any) map[string]any {
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		out[env.Config.ArgName(role, k)] = v
+	}
+	return out
+}
+
+// RequireTaskTools makes the spec not-applicable when the server does not
+// declare task-augmented tools/call.
+func (env *ServerEnv) RequireTaskTools() {
+	ginkgo.GinkgoHelper()
+	if !env.Caps.ToolsCall {
+		NotApplicable("the server does not declare capabilities.tasks.requests.tools.call")
+	}
+}
+
+// RequireList makes the spec not-applicable without tasks.list.
+func (env *ServerEnv) RequireList() {
+	ginkgo.GinkgoHelper()
+	env.RequireTaskTools()
+	if !env.Caps.List {
+		NotApplicable("the server does not declare capabilities.tasks.list")
+	}
+}
+
+// RequireCancel makes the spec not-applicable without tasks.cancel.
+func (env *ServerEnv) RequireCancel() {
+	ginkgo.GinkgoHelper()
+	env.RequireTaskTools()
+	if !env.Caps.Cancel {
+		NotApplicable("the server does not declare capabilities.tasks.cancel")
+	}
+}
+
+// CreateOn calls the fixture role as a task through c (ttl nil: none
+// requested) and fails the spec if no task comes back. The task is
+// cancelled at the end of the spec if still running.
+func (env *ServerEnv) CreateOn(ctx context.Context, c *client.Client, role string, args map[string]any, ttl *int64, opts ...client.CallOption) *client.CreateTaskResult {
+	ginkgo.GinkgoHelper()
+	env.RequireTaskTools()
+	name := env.Fixture(role)
+	res, err := c.CallToolAsTask(ctx, name, env.Args(role, args), ttl, opts...)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "tools/call %s with a task", name)
+	env.mu.Lock()
+	env.created = append(env.created, createdTask{c: c, id: res.Task.TaskID})
+	env.mu.Unlock()
+	return res
+}
+
+// CreateCall sends tc as a task through c after resolving the fixture
+// role into the tool name and the server's argument names (tc.Arguments
+// must then be a map[string]any with role argument names).
+func (env *ServerEnv) CreateCall(ctx context.Context, c *client.Client, role string, tc client.ToolCall, opts ...client.CallOption) *client.CreateTaskResult {
+	ginkgo.GinkgoHelper()
+	env.RequireTaskTools()
+	tc.Name = env.Fixture(role)
+	if args, ok := tc.Arguments.(map[string]any); ok {
+		tc.Arguments = env.Args(role, args)
+	}
+	if tc.Task == nil {
+		tc.Task = &client.TaskParams{}
+	}
+	res, err := c.CreateTask(ctx, tc, opts...)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "tools/call %s with a task", tc.Name)
+	env.mu.Lock()
+	env.created = append(env.created, createdTask{c: c, id: res.Task.TaskID})
+	env.mu.Unlock()
+	return res
+}
+
+// Create is CreateOn with identity A's client.
+func (env *ServerEnv) Create(ctx context.Context, role string, args map[string]any) *client.CreateTaskResult {
+	ginkgo.GinkgoHelper()
+	return env.CreateOn(ctx, env.A, role, args, nil)
+}
+
+// Sleep creates a sleep fixture task of ms milliseconds.
+func (env *ServerEnv) Sleep(ctx context.Context, ms int) *client.CreateTaskResult {
+	ginkgo.GinkgoHelper()
+	return env.Create(ctx, FixtureSleep, map[string]any{"ms": ms})
+}
+
+// AwaitOn polls tasks/get through c until the task is terminal, honouring
+// the server's pollInterval, within the configured task timeout. seen
+// receives every polled state.
+func (env *ServerEnv) AwaitOn(ctx context.Context, c *client.Client, id string, seen func(*client.Task)) *client.Task {
+	ginkgo.GinkgoHelper()
+	wctx, cancel := context.WithTimeout(ctx, env.Config.TaskTimeout)
+	defer cancel()
+	t, err := c.WaitTerminal(wctx, id, 10*time.Millisecond, env.Config.MaxPoll, seen)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "waiting for task %s to finish", id)
+	return t
+}
+
+// Await is AwaitOn with identity A's client.
+func (env *ServerEnv) Await(ctx context.Context, id string) *client.Task {
+	ginkgo.GinkgoHelper()
+	return env.AwaitOn(ctx, env.A, id, nil)
+}
+
+// PollUntil polls tasks/get until cond holds or the task is terminal, and
+// returns the last state.
+func (env *ServerEnv) PollUntil(ctx context.Context, c *client.Client, id string, cond func(*client.Task) bool) *client.Task {
+	ginkgo.GinkgoHelper()
+	deadline := time.Now().Add(env.Config.TaskTimeout)
+	for {
+		t, err := c.GetTask(ctx, id)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "tasks/get %s", id)
+		if cond(t) || t.Terminal() || time.Now().After(deadline) {
+			return t
+		}
+		d := min(max(t.Poll(10*time.Millisecond), 10*time.Millisecond), env.Config.MaxPoll)
+		select {
+		case <-ctx.Done():
+			return t
+		case <-time.After(d):
+		}
+	}
+}
+
+// ExpectRPCError asserts that err is a JSON-RPC error with code.
+func ExpectRPCError(err error, code int64, what string) *client.RPCError {
+	ginkgo.GinkgoHelper()
+	gomega.Expect(err).To(gomega.HaveOccurred(), "%s: expected JSON-RPC error %d, got a success", what, code)
+	var rpc *client.RPCError
+	if !errors.As(err, &rpc) {
+		ginkgo.Fail(fmt.Sprintf("%s: expected JSON-RPC error %d, got %v", what, code, err))
+	}
+	gomega.Expect(rpc.Code).To(gomega.Equal(code), "%s: JSON-RPC error code (message %q)", what, rpc.Message)
+	return rpc
+}
+
+// taskTimes checks that a task's timestamps are RFC 3339 and ordered and
+// returns them.
+func taskTimes(t *client.Task, where string) (created, updated time.Time) {
+	ginkgo.GinkgoHelper()
+	var err error
+	created, err = time.Parse(time.RFC3339Nano, t.CreatedAt)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: createdAt %q is not an RFC 3339 timestamp", where, t.CreatedAt)
+	updated, err = time.Parse(time.RFC3339Nano, t.LastUpdatedAt)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: lastUpdatedAt %q is not an RFC 3339 timestamp", where, t.LastUpdatedAt)
+	gomega.Expect(updated.Before(created)).To(gomega.BeFalse(), "%s: lastUpdatedAt %s is before createdAt %s", where, t.LastUpdatedAt, t.CreatedAt)
+	return created, updated
+}
+
+// rawTaskMembers decodes the members of a task object (flat, or under
+// "task" when wrapped is true).
+func rawTaskMembers(raw json.RawMessage, wrapped bool) map[string]json.RawMessage {
+	ginkgo.GinkgoHelper()
+	var obj map[string]json.RawMessage
+	gomega.Expect(json.Unmarshal(raw, &obj)).To(gomega.Succeed(), "result is not a JSON object: %s", raw)
+	if wrapped {
+		inner := obj["task"]
+		gomega.Expect(inner).NotTo(gomega.BeEmpty(), "result has no task member: %s", raw)
+		obj = nil
+		gomega.Expect(json.Unmarshal(inner, &obj)).To(gomega.Succeed(), "task member is not an object: %s", inner)
+	}
+	return obj
+}
+
+// expectTTLMember asserts the ttl key is present and is a non-negative
+// integer or null.
+func expectTTLMember(obj map[string]json.RawMessage, where string) {
+	ginkgo.GinkgoHelper()
+	raw, ok := obj["ttl"]
+	gomega.Expect(ok).To(gomega.BeTrue(), "%s: the task has no ttl member (it must be present, null meaning unlimited)", where)
+	s := strings.TrimSpace(string(raw))
+	if s == "null" {
+		return
+	}
+	var n int64
+	gomega.Expect(json.Unmarshal(raw, &n)).To(gomega.Succeed(), "%s: ttl %s is neither an integer nor null", where, s)
+	gomega.Expect(n).To(gomega.BeNumerically(">=", 0), "%s: ttl is negative", where)
+}
+
+// hasRelatedTask reports whether a result or params object carries the
+// related-task _meta key.
+func hasRelatedTask(obj json.RawMessage) bool {
+	_, ok := client.RelatedTaskID(obj)
+	return ok
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,107 @@
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcptasks/mcptasks/tasks/client"
+)
+
+// inputRun is what happened while running the input fixture as a task.
+type inputRun struct {
+	taskID       string
+	sawInput     bool              // tasks/get reported input_required
+	elicitations []*client.Message // elicitation/create requests received
+	payload      json.RawMessage   // tasks/result payload
+	resultErr    error
+	final        *client.Task
+	statuses     []string
+}
+
+// runInput creates an input fixture task on a client whose elicitation
+// answers are recorded, polls until input_required, then calls
+// tasks/result (which carries the elicitation) and waits for the end.
+func runInput(ctx SpecContext, env *ServerEnv) *inputRun {
+	GinkgoHelper()
+	env.RequireTaskTools()
+	env.Fixture(FixtureInput)
+	var (
+		mu  sync.Mutex
+		run inputRun
+	)
+	handler := func(ctx context.Context, req *client.Message) (any, error) {
+		if req.Method == "elicitation/create" {
+			mu.Lock()
+			run.elicitations = append(run.elicitations, req)
+			mu.Unlock()
+		}
+		return answerElicitation(ctx, req)
+	}
+	c := env.Connect(ctx, env.Config.URLs[0], env.Config.Headers, client.WithRequestHandler(handler))
+	_ = c.OpenStream(ctx) // messages for the task may come on any stream
+	created := env.CreateOn(ctx, c, FixtureInput, map[string]any{"question": "What is your name?"}, nil)
+	run.taskID = created.Task.TaskID
+	t := env.PollUntil(ctx, c, run.taskID, func(t *client.Task) bool { return t.Status == "input_required" })
+	run.sawInput = t.Status == "input_required"
+	run.payload, run.resultErr = c.Result(ctx, run.taskID)
+	run.final = env.AwaitOn(ctx, c, run.taskID, func(t *client.Task) { run.statuses = append(run.statuses, t.Status) })
+	mu.Lock()
+	defer mu.Unlock()
+	AddReportEntry("elicitations received", len(run.elicitations), ReportEntryVisibilityFailureOrVerbose)
+	return &run
+}
+
+var _ = describeServer("Input required", "input", func(env *ServerEnv) {
+	env.It("moves a task that needs input to input_required", "TASKS-INPUT-003", func(ctx SpecContext) {
+		run := runInput(ctx, env)
+		Expect(run.sawInput).To(BeTrue(), "tasks/get never reported input_required before tasks/result was called")
+	})
+
+	env.It("tags the elicitation it sends for a task with related-task metadata", "TASKS-INPUT-004", func(ctx SpecContext) {
+		run := runInput(ctx, env)
+		Expect(run.elicitations).NotTo(BeEmpty(), "no elicitation/create arrived while tasks/result was pending")
+		for _, e := range run.elicitations {
+			id, ok := client.RelatedTaskID(e.Params())
+			Expect(ok).To(BeTrue(), "elicitation/create has no related-task metadata: %s", e.Raw)
+			Expect(id).To(Equal(run.taskID), "elicitation/create names another task")
+		}
+	})
+
+	env.It("sends well-formed form elicitations", "TASKS-ELICIT-003", func(ctx SpecContext) {
+		run := runInput(ctx, env)
+		Expect(run.elicitations).NotTo(BeEmpty(), "no elicitation/create arrived")
+		for _, e := range run.elicitations {
+			Expect(validateDef("ElicitRequest", e.Raw)).To(Succeed())
+			var p struct {
+				Mode            string          `json:"mode"`
+				Message         string          `json:"message"`
+				RequestedSchema json.RawMessage `json:"requestedSchema"`
+			}
+			Expect(json.Unmarshal(e.Params(), &p)).To(Succeed())
+			Expect(p.Mode).To(BeElementOf("", "form"), "elicitation in mode %q, but the harness declared form only", p.Mode)
+			Expect(p.Message).NotTo(BeEmpty())
+			Expect(p.RequestedSchema).NotTo(BeEmpty())
+		}
+	})
+
+	env.It("resumes and completes the task once the input is answered", "TASKS-INPUT-006", func(ctx SpecContext) {
+		run := runInput(ctx, env)
+		Expect(run.resultErr).NotTo(HaveOccurred(), "tasks/result after answering the elicitation")
+		Expect(run.final.Status).To(Equal("completed"))
+		Expect(validateDef("CallToolResult", run.payload)).To(Succeed())
+	})
+
+	env.It("leaves input_required only for working or a terminal status", "TASKS-LIFE-004", func(ctx SpecContext) {
+		run := runInput(ctx, env)
+		if !run.sawInput {
+			NotSupported("the task was never seen in input_required")
+		}
+		for _, s := range run.statuses {
+			Expect(s).To(BeElementOf("input_required", "working", "completed", "failed", "cancelled"))
+		}
+	})
+})

@@ -1,0 +1,79 @@
+package suites
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcptasks/mcptasks/tasks/client"
+)
+
+var _ = describeServer("Isolation between identities", "isolation", func(env *ServerEnv) {
+	env.It("binds a task to the identity that created it", "TASKS-SEC-001", func(ctx SpecContext) {
+		b := env.B(ctx)
+		created := env.Sleep(ctx, 0)
+		_, err := env.A.GetTask(ctx, created.Task.TaskID)
+		Expect(err).NotTo(HaveOccurred(), "the owner cannot read its own task")
+		_, err = b.GetTask(ctx, created.Task.TaskID)
+		Expect(err).To(HaveOccurred(), "identity B read identity A's task")
+	})
+
+	env.It("refuses tasks/get, tasks/result and tasks/cancel on another identity's task", "TASKS-SEC-006", func(ctx SpecContext) {
+		b := env.B(ctx)
+		created := env.Sleep(ctx, 2000)
+		id := created.Task.TaskID
+		_, err := b.GetTask(ctx, id)
+		Expect(err).To(HaveOccurred(), "identity B read identity A's task with tasks/get")
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err = b.Result(rctx, id)
+		cancel()
+		Expect(err).To(HaveOccurred(), "identity B obtained identity A's result")
+		_, isRPC := rpcCode(err)
+		Expect(isRPC).To(BeTrue(), "tasks/result by identity B should be refused with a JSON-RPC error, got %v", err)
+		if env.Caps.Cancel {
+			_, err = b.CancelTask(ctx, id)
+			Expect(err).To(HaveOccurred(), "identity B cancelled identity A's task")
+		}
+		t, err := env.A.GetTask(ctx, id)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(t.Status).NotTo(Equal("cancelled"), "identity B's tasks/cancel cancelled identity A's task")
+	})
+
+	env.It("lists only the caller's own tasks", "TASKS-SEC-007", func(ctx SpecContext) {
+		env.RequireList()
+		b := env.B(ctx)
+		mine := env.Sleep(ctx, 0)
+		theirs := env.CreateOn(ctx, b, FixtureSleep, map[string]any{"ms": 0}, nil)
+		ids := func(c *client.Client) []string {
+			all, err := c.ListAllTasks(ctx, 1000)
+			Expect(err).NotTo(HaveOccurred())
+			var out []string
+			for _, t := range all {
+				out = append(out, t.TaskID)
+			}
+			return out
+		}
+		listA, listB := ids(env.A), ids(b)
+		Expect(listA).To(ContainElement(mine.Task.TaskID))
+		Expect(listA).NotTo(ContainElement(theirs.Task.TaskID), "identity A sees identity B's task")
+		Expect(listB).To(ContainElement(theirs.Task.TaskID))
+		Expect(listB).NotTo(ContainElement(mine.Task.TaskID), "identity B sees identity A's task")
+	})
+
+	env.It("sends task status notifications only to the owner", "TASKS-SEC-001", func(ctx SpecContext) {
+		b := env.B(ctx)
+		if err := b.OpenStream(ctx); err != nil {
+			NotSupported("identity B cannot open a GET stream: %v", err)
+		}
+		_ = env.A.OpenStream(ctx)
+		created := env.Sleep(ctx, 100)
+		env.Await(ctx, created.Task.TaskID)
+		time.Sleep(200 * time.Millisecond)
+		for _, n := range b.Notifications() {
+			Expect(string(n.Params())).NotTo(ContainSubstring(created.Task.TaskID),
+				"identity B received %s about identity A's task", n.Method)
+		}
+	})
+})

@@ -1,0 +1,86 @@
+package suites
+
+import (
+	"encoding/json"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcptasks/mcptasks/tasks/client"
+)
+
+// progressToken is the token the progress specs send.
+const progressToken = "mcptasks-progress-1"
+
+// progressRun runs the progress fixture as a task with a progress token,
+// with the GET stream open and tasks/result pending, and returns the
+// progress notifications for the token and when the task was seen
+// terminal.
+func progressRun(ctx SpecContext, env *ServerEnv) (notes []*client.Message, createdAt, terminalAt time.Time) {
+	GinkgoHelper()
+	env.RequireTaskTools()
+	env.Fixture(FixtureProgress)
+	_ = env.A.OpenStream(ctx)
+	created := env.CreateCall(ctx, env.A, FixtureProgress, client.ToolCall{
+		Arguments: map[string]any{"ms": 300, "steps": 3},
+		Meta:      map[string]any{"progressToken": progressToken},
+	})
+	createdAt = time.Now()
+	_, _ = env.A.Result(ctx, created.Task.TaskID)
+	env.Await(ctx, created.Task.TaskID)
+	terminalAt = time.Now()
+	time.Sleep(200 * time.Millisecond)
+	for _, n := range env.A.Notifications() {
+		if n.Method != "notifications/progress" {
+			continue
+		}
+		var p struct {
+			Token json.RawMessage `json:"progressToken"`
+		}
+		_ = json.Unmarshal(n.Params(), &p)
+		if string(p.Token) == `"`+progressToken+`"` {
+			notes = append(notes, n)
+		}
+	}
+	AddReportEntry("progress notifications received", len(notes), ReportEntryVisibilityFailureOrVerbose)
+	return notes, createdAt, terminalAt
+}
+
+var _ = describeServer("Progress", "progress", func(env *ServerEnv) {
+	env.It("keeps sending progress with the original token after the task is created", "TASKS-PROG-004", func(ctx SpecContext) {
+		notes, createdAt, _ := progressRun(ctx, env)
+		if len(notes) == 0 {
+			NotSupported("the progress fixture sent no progress notifications for the request's token")
+		}
+		Expect(notes[len(notes)-1].At.After(createdAt.Add(-50*time.Millisecond))).To(BeTrue(),
+			"no progress notification arrived after the CreateTaskResult")
+	})
+
+	env.It("sends strictly increasing progress values for one token", "TASKS-PROG-003", func(ctx SpecContext) {
+		notes, _, _ := progressRun(ctx, env)
+		if len(notes) < 2 {
+			NotSupported("fewer than two progress notifications arrived")
+		}
+		last := -1.0
+		for _, n := range notes {
+			var p struct {
+				Progress float64 `json:"progress"`
+			}
+			Expect(json.Unmarshal(n.Params(), &p)).To(Succeed())
+			Expect(p.Progress).To(BeNumerically(">", last), "progress went from %v to %v", last, p.Progress)
+			last = p.Progress
+			Expect(validateDef("ProgressNotification", n.Raw)).To(Succeed())
+		}
+	})
+
+	env.It("sends no progress for a task once it is terminal", "TASKS-PROG-006", func(ctx SpecContext) {
+		notes, _, terminalAt := progressRun(ctx, env)
+		if len(notes) == 0 {
+			NotSupported("the progress fixture sent no progress notifications")
+		}
+		for _, n := range notes {
+			Expect(n.At.Before(terminalAt.Add(50*time.Millisecond))).To(BeTrue(), "a progress notification arrived after the task was terminal: %s", n.Raw)
+		}
+	})
+})

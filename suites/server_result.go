@@ -1,0 +1,162 @@
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcptasks/mcptasks/tasks/client"
+)
+
+var _ = describeServer("Result retrieval with tasks/result", "result", func(env *ServerEnv) {
+	env.It("blocks tasks/result until the task is terminal", "TASKS-RESULT-004", func(ctx SpecContext) {
+		const ms = 800
+		created := env.Sleep(ctx, ms)
+		id := created.Task.TaskID
+		start := time.Now()
+		var done atomic.Bool
+		// A second session polls while tasks/result is pending; it must
+		// be answered and must not see a terminal status before
+		// tasks/result returns... and tasks/result must not return while
+		// the task is still running.
+		pollErr := make(chan error, 1)
+		go func() {
+			defer GinkgoRecover()
+			pctx, cancel := context.WithTimeout(ctx, env.Config.TaskTimeout)
+			defer cancel()
+			for !done.Load() {
+				if _, err := env.A.GetTask(pctx, id); err != nil {
+					pollErr <- err
+					return
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			pollErr <- nil
+		}()
+		payload, err := env.A.Result(ctx, id)
+		done.Store(true)
+		elapsed := time.Since(start)
+		Expect(err).NotTo(HaveOccurred(), "tasks/result")
+		Expect(<-pollErr).NotTo(HaveOccurred(), "tasks/get while tasks/result was pending")
+		t, err := env.A.GetTask(ctx, id)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(t.Terminal()).To(BeTrue(), "tasks/result returned while tasks/get still says %s", t.Status)
+		Expect(elapsed).To(BeNumerically(">=", (ms-100)*time.Millisecond), "tasks/result returned after %s for a %d ms task", elapsed, ms)
+		Expect(validateDef("CallToolResult", payload)).To(Succeed())
+	})
+
+	env.It("tags the tasks/result payload with related-task metadata naming the task", "TASKS-META-007", func(ctx SpecContext) {
+		created := env.Sleep(ctx, 0)
+		payload, err := env.A.Result(ctx, created.Task.TaskID)
+		Expect(err).NotTo(HaveOccurred())
+		id, ok := client.RelatedTaskID(payload)
+		Expect(ok).To(BeTrue(), "tasks/result payload has no _meta[%q]: %s", client.RelatedTaskKey, payload)
+		Expect(id).To(Equal(created.Task.TaskID))
+		Expect(validateDef("RelatedTaskMetadata", relatedTaskValue(payload))).To(Succeed())
+	})
+
+	env.It("returns exactly the result the tool gives without a task", "TASKS-RESULT-005", func(ctx SpecContext) {
+		env.RequireTaskTools()
+		name := env.Fixture(FixtureSleep)
+		args := env.Args(FixtureSleep, map[string]any{"ms": 10})
+		plain, err := env.A.CallTool(ctx, name, args)
+		Expect(err).NotTo(HaveOccurred(), "plain call")
+		created := env.CreateOn(ctx, env.A, FixtureSleep, map[string]any{"ms": 10}, nil)
+		payload, err := env.A.Result(ctx, created.Task.TaskID)
+		Expect(err).NotTo(HaveOccurred(), "tasks/result")
+		Expect(withoutMeta(payload)).To(MatchJSON(withoutMeta(plain)), "tasks/result differs from the plain call's result (ignoring _meta)")
+	})
+
+	env.It("returns through tasks/result the very JSON-RPC error the tool call produces", "TASKS-ERR-008", func(ctx SpecContext) {
+		env.RequireTaskTools()
+		name := env.Fixture(FixtureRPCError)
+		args := env.Args(FixtureRPCError, map[string]any{"ms": 0})
+		_, plainErr := env.A.CallTool(ctx, name, args)
+		var want *client.RPCError
+		Expect(errors.As(plainErr, &want)).To(BeTrue(), "the plain call of %q should end in a JSON-RPC error, got %v", name, plainErr)
+		created := env.CreateOn(ctx, env.A, FixtureRPCError, map[string]any{"ms": 0}, nil)
+		_, err := env.A.Result(ctx, created.Task.TaskID)
+		var got *client.RPCError
+		Expect(errors.As(err, &got)).To(BeTrue(), "tasks/result should return the JSON-RPC error, got %v", err)
+		Expect(got.Code).To(Equal(want.Code), "error code")
+		Expect(got.Message).To(Equal(want.Message), "error message")
+		if len(want.Data) > 0 || len(got.Data) > 0 {
+			Expect(string(got.Data)).To(MatchJSON(string(want.Data)), "error data")
+		}
+	})
+
+	env.It("ends a tool call with isError in failed and still returns its CallToolResult", "TASKS-RESULT-003", func(ctx SpecContext) {
+		created := env.Create(ctx, FixtureToolError, map[string]any{"ms": 0})
+		final := env.Await(ctx, created.Task.TaskID)
+		Expect(final.Status).To(Equal("failed"), "a tool result with isError must end the task failed")
+		payload, err := env.A.Result(ctx, created.Task.TaskID)
+		Expect(err).NotTo(HaveOccurred(), "tasks/result of a failed tool task")
+		var res struct {
+			IsError bool `json:"isError"`
+		}
+		Expect(json.Unmarshal(payload, &res)).To(Succeed())
+		Expect(res.IsError).To(BeTrue(), "tasks/result lost isError: %s", payload)
+		Expect(validateDef("CallToolResult", payload)).To(Succeed())
+	})
+
+	env.It("answers tasks/result for a cancelled task with some final outcome", "TASKS-RESULT-003", func(ctx SpecContext) {
+		env.RequireCancel()
+		created := env.Sleep(ctx, 5000)
+		_, err := env.A.CancelTask(ctx, created.Task.TaskID)
+		Expect(err).NotTo(HaveOccurred())
+		rctx, cancel := context.WithTimeout(ctx, env.Config.TaskTimeout)
+		defer cancel()
+		payload, err := env.A.Result(rctx, created.Task.TaskID)
+		// The spec leaves the outcome of a cancelled task open: a result
+		// or any JSON-RPC error is fine; hanging or a transport failure
+		// is not.
+		var rpc *client.RPCError
+		if err != nil && !errors.As(err, &rpc) {
+			Fail("tasks/result of a cancelled task gave no JSON-RPC answer: " + err.Error())
+		}
+		if err == nil {
+			AddReportEntry("cancelled outcome", string(payload), ReportEntryVisibilityFailureOrVerbose)
+		} else {
+			AddReportEntry("cancelled outcome", rpc.Error(), ReportEntryVisibilityFailureOrVerbose)
+		}
+	})
+
+	env.It("gives a failed task a statusMessage explaining the failure", "TASKS-ERR-006", func(ctx SpecContext) {
+		created := env.Create(ctx, FixtureToolError, map[string]any{"ms": 0})
+		final := env.Await(ctx, created.Task.TaskID)
+		Expect(final.Status).To(Equal("failed"))
+		Expect(final.StatusMessage).NotTo(BeEmpty(), "failed task has no statusMessage")
+	})
+
+	env.It("shapes the tasks/result payload of a tool call as a CallToolResult", "TASKS-WIRE-CALLRESULT-001", func(ctx SpecContext) {
+		created := env.Sleep(ctx, 0)
+		payload, err := env.A.Result(ctx, created.Task.TaskID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(validateDef("CallToolResult", payload)).To(Succeed())
+	})
+})
+
+// withoutMeta returns a JSON object without its _meta member.
+func withoutMeta(raw json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return string(raw)
+	}
+	delete(m, "_meta")
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// relatedTaskValue returns the value under the related-task _meta key.
+func relatedTaskValue(obj json.RawMessage) json.RawMessage {
+	var v struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(obj, &v)
+	return v.Meta[client.RelatedTaskKey]
+}

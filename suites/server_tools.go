@@ -1,0 +1,73 @@
+package suites
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcptasks/mcptasks/tasks/client"
+)
+
+var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
+	env.It("lists tools whose execution.taskSupport is forbidden, optional or required", "TASKS-WIRE-TOOLEXEC-001", func(ctx SpecContext) {
+		Expect(env.Tools).NotTo(BeEmpty(), "tools/list returned no tools")
+		for name, t := range env.Tools {
+			Expect([]string{"forbidden", "optional", "required"}).To(ContainElement(t.TaskSupport()),
+				"tool %q has execution.taskSupport %q", name, t.TaskSupport())
+		}
+	})
+
+	env.It("refuses a plain call to a tool that requires tasks with -32601", "TASKS-TOOLNEG-006", func(ctx SpecContext) {
+		env.RequireTaskTools()
+		name := env.Fixture(FixtureSleepRequired)
+		_, err := env.A.CallTool(ctx, name, env.Args(FixtureSleepRequired, map[string]any{"ms": 0}))
+		Expect(err).To(HaveOccurred(), "a plain call to %q (taskSupport required) succeeded", name)
+		var rpc *client.RPCError
+		Expect(errors.As(err, &rpc)).To(BeTrue(), "expected a JSON-RPC error, got %v", err)
+		if rpc.Code == -32600 {
+			Fail(fmt.Sprintf("the server answered -32600 (Invalid request): this matches the example under Error Handling "+
+				"but violates Tool-Level Negotiation, which requires -32601 for a required tool called without a task (message %q)", rpc.Message))
+		}
+		Expect(rpc.Code).To(BeEquivalentTo(-32601), "message %q", rpc.Message)
+	})
+
+	env.It("refuses a task-augmented call to a tool without task support with -32601", "TASKS-TOOLNEG-003", func(ctx SpecContext) {
+		env.RequireTaskTools()
+		name := env.Fixture(FixtureForbidden)
+		res, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: map[string]any{}, Task: &client.TaskParams{}}.Params())
+		Expect(err).To(HaveOccurred(), "a task-augmented call to %q (no task support) was accepted: %s", name, res)
+		ExpectRPCError(err, -32601, "task-augmented call to a forbidden tool")
+	})
+
+	env.It("accepts an optional tool both plainly and as a task", "TASKS-TOOLNEG-004", func(ctx SpecContext) {
+		env.RequireTaskTools()
+		name := env.Fixture(FixtureSleep)
+		raw, err := env.A.CallTool(ctx, name, env.Args(FixtureSleep, map[string]any{"ms": 0}))
+		Expect(err).NotTo(HaveOccurred(), "plain call")
+		Expect(validateDef("CallToolResult", raw)).To(Succeed())
+		created := env.Sleep(ctx, 0)
+		Expect(created.Task.TaskID).NotTo(BeEmpty())
+	})
+
+	env.It("processes a request type it does not augment normally, ignoring task", "TASKS-HANDLE-001", func(ctx SpecContext) {
+		raw, err := env.A.Call(ctx, "tools/list", map[string]any{"task": map[string]any{}})
+		Expect(err).NotTo(HaveOccurred(), "tools/list with a task member must be processed normally")
+		var res map[string]json.RawMessage
+		Expect(json.Unmarshal(raw, &res)).To(Succeed())
+		Expect(res).To(HaveKey("tools"), "tools/list with a task member did not return the tool list")
+		Expect(res).NotTo(HaveKey("task"), "tools/list was turned into a task")
+	})
+
+	env.It("answers a call to an unknown tool with a JSON-RPC error, also as a task", "TASKS-TOOLDEF-006", func(ctx SpecContext) {
+		env.RequireTaskTools()
+		name := "mcptasks_conformance_no_such_tool"
+		_, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: map[string]any{}, Task: &client.TaskParams{}}.Params())
+		Expect(err).To(HaveOccurred(), "a task was created for an unknown tool")
+		code, ok := client.ErrorCode(err)
+		Expect(ok).To(BeTrue(), "expected a JSON-RPC error, got %v", err)
+		Expect(code).To(BeElementOf(int64(-32601), int64(-32602)))
+	})
+})

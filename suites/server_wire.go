@@ -1,0 +1,155 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcptasks/mcptasks/schema"
+	"github.com/mcptasks/mcptasks/tasks/client"
+)
+
+// validateDef validates raw against a $def of the MCP schema with the
+// generated validator; the error is the validator's message.
+func validateDef(def string, raw []byte) error {
+	if len(raw) == 0 {
+		return fmt.Errorf("%s: nothing to validate (member absent)", def)
+	}
+	return schema.Validate(def, raw)
+}
+
+// validateMessages checks every received message against the $def it
+// should conform to (the envelope, and the result member of a success
+// response) and returns one line per violation.
+func validateMessages(msgs []*client.Message) []string {
+	var out []string
+	for _, m := range msgs {
+		what := describeMessage(m)
+		if !utf8.Valid(m.Raw) {
+			out = append(out, what+": not valid UTF-8")
+			continue
+		}
+		if m.Kind == client.KindInvalid {
+			out = append(out, fmt.Sprintf("%s: not a JSON-RPC message: %s", what, truncateRaw(m.Raw)))
+			continue
+		}
+		if err := schema.Validate(m.Def, m.Raw); err != nil {
+			out = append(out, fmt.Sprintf("%s: %v", what, err))
+			continue
+		}
+		if m.Kind == client.KindResult && m.ResultDef != "" {
+			if err := schema.Validate(m.ResultDef, m.Result()); err != nil {
+				out = append(out, fmt.Sprintf("%s: %v", what, err))
+			}
+		}
+	}
+	return out
+}
+
+func describeMessage(m *client.Message) string {
+	s := string(m.Kind)
+	if m.Method != "" {
+		s += " " + m.Method
+	}
+	if len(m.ID) > 0 {
+		s += " id " + string(m.ID)
+	}
+	return s + " (" + m.Stream + ")"
+}
+
+func truncateRaw(raw []byte) string {
+	if len(raw) > 200 {
+		return string(raw[:200]) + "…"
+	}
+	return string(raw)
+}
+
+var _ = describeServer("Wire format", "wire", func(env *ServerEnv) {
+	// fullFlow runs create, get, result, list and cancel so that the
+	// spec's messages cover every task-bearing result.
+	fullFlow := func(ctx SpecContext) {
+		GinkgoHelper()
+		created := env.Sleep(ctx, 0)
+		env.Await(ctx, created.Task.TaskID)
+		_, err := env.A.Result(ctx, created.Task.TaskID)
+		Expect(err).NotTo(HaveOccurred())
+		if env.Caps.List {
+			_, err := env.A.ListTasks(ctx, "")
+			Expect(err).NotTo(HaveOccurred())
+		}
+		if env.Caps.Cancel {
+			slow := env.Sleep(ctx, 3000)
+			_, err := env.A.CancelTask(ctx, slow.Task.TaskID)
+			Expect(err).NotTo(HaveOccurred())
+		}
+	}
+
+	env.It("sends only valid JSON-RPC 2.0 messages during a full task flow", "TASKS-JSONRPC-001", func(ctx SpecContext) {
+		fullFlow(ctx)
+		msgs := env.Messages()
+		Expect(msgs).NotTo(BeEmpty())
+		for _, m := range msgs {
+			Expect(m.Kind).NotTo(Equal(client.KindInvalid), "not a JSON-RPC message: %s", m.Raw)
+			Expect(validateDef("JSONRPCMessage", m.Raw)).To(Succeed(), describeMessage(m))
+		}
+	})
+
+	env.It("gives every Task the members taskId, status, createdAt, lastUpdatedAt and ttl", "TASKS-WIRE-TASK-001", func(ctx SpecContext) {
+		fullFlow(ctx)
+		checked := 0
+		for _, m := range env.Messages() {
+			if m.Kind != client.KindResult {
+				continue
+			}
+			var tasksIn []json.RawMessage
+			switch m.ResultDef {
+			case "CreateTaskResult":
+				tasksIn = append(tasksIn, mustMember(m.Result(), "task"))
+			case "GetTaskResult", "CancelTaskResult":
+				tasksIn = append(tasksIn, m.Result())
+			case "ListTasksResult":
+				var res struct {
+					Tasks []json.RawMessage `json:"tasks"`
+				}
+				_ = json.Unmarshal(m.Result(), &res)
+				tasksIn = append(tasksIn, res.Tasks...)
+			}
+			for _, t := range tasksIn {
+				var obj map[string]json.RawMessage
+				Expect(json.Unmarshal(t, &obj)).To(Succeed())
+				for _, k := range []string{"taskId", "status", "createdAt", "lastUpdatedAt", "ttl"} {
+					Expect(obj).To(HaveKey(k), "%s: Task lacks %s: %s", m.ResultDef, k, t)
+				}
+				Expect(validateDef("Task", t)).To(Succeed(), m.ResultDef)
+				checked++
+			}
+		}
+		Expect(checked).To(BeNumerically(">", 0), "no task-bearing result was received")
+	})
+
+	env.It("answers every request with its id and a result member", "TASKS-JSONRPC-004", func(ctx SpecContext) {
+		fullFlow(ctx)
+		sent := map[string]bool{}
+		for _, m := range env.Messages() {
+			if m.Kind == client.KindResult && m.Stream == client.StreamPOST {
+				Expect(m.ID).NotTo(BeEmpty())
+				Expect(m.Result()).NotTo(BeEmpty(), "response %s has no result", m.ID)
+				sent[string(m.ID)] = true
+			}
+		}
+		Expect(sent).NotTo(BeEmpty())
+	})
+
+	env.It("answers every request with application/json or text/event-stream", "TASKS-XPORT-010", func(ctx SpecContext) {
+		fullFlow(ctx)
+		for _, m := range env.Messages() {
+			if m.Stream != client.StreamPOST || !m.IsResponse() {
+				continue
+			}
+			Expect(m.ContentType).To(Or(HavePrefix("application/json"), HavePrefix("text/event-stream")), describeMessage(m))
+		}
+	})
+})
