@@ -81,3 +81,8 @@ var storeRequirements = []Requirement{
 	{ID: "MCPT-WAIT-003", Level: LevelMust, Section: secStore + " § Wait", Feature: "core", Summary: "Wait ends with the context's error when the context is done."},
 	{ID: "MCPT-WAIT-004", Level: LevelMust, Section: secStore + " § Wait", Feature: "core", Summary: "Wait reports not-found for a missing task, another owner's task, or one that disappears while waiting."},
 }
+
+// StoreRequirements returns the requirements the store specs test.
+func StoreRequirements() []Requirement {
+	return append([]Requirement(nil), storeRequirements...)
+}

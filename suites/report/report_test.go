@@ -1,0 +1,282 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcptasks/mcptasks/suites/report"
+)
+
+var registry = map[string]report.Requirement{
+	"T-MUST-1":   {ID: "T-MUST-1", Level: "MUST", Section: "s1", Summary: "first"},
+	"T-MUST-2":   {ID: "T-MUST-2", Level: "MUST", Section: "s2", Summary: "second"},
+	"T-SHOULD-1": {ID: "T-SHOULD-1", Level: "SHOULD", Section: "s3", Summary: "third"},
+	"T-MAY-1":    {ID: "T-MAY-1", Level: "MAY", Section: "s4", Summary: "fourth"},
+}
+
+func lookup(id string) (report.Requirement, bool) {
+	r, ok := registry[id]
+	return r, ok
+}
+
+// spec builds a spec report for requirement id.
+func spec(name, id string, state types.SpecState, msg string) types.SpecReport {
+	return types.SpecReport{
+		ContainerHierarchyTexts:  []string{"suite", "area"},
+		ContainerHierarchyLabels: [][]string{{"mode:store"}, {"area:x"}},
+		LeafNodeType:             types.NodeTypeIt,
+		LeafNodeText:             name,
+		LeafNodeLabels:           []string{"req:" + id, "level:must"},
+		State:                    state,
+		RunTime:                  1500 * time.Microsecond,
+		Failure:                  types.Failure{Message: msg, Location: types.CodeLocation{FileName: "x_test.go", LineNumber: 7}},
+	}
+}
+
+func ginkgoReport(specs ...types.SpecReport) types.Report {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	return types.Report{SuiteDescription: "t", StartTime: start, EndTime: start.Add(2 * time.Second), SpecReports: specs}
+}
+
+func TestClassification(t *testing.T) {
+	tests := []struct {
+		name  string
+		state types.SpecState
+		msg   string
+		want  report.Status
+	}{
+		{"pass", types.SpecStatePassed, "", report.StatusPass},
+		{"fail", types.SpecStateFailed, "expected 1 got 2", report.StatusFail},
+		{"timeout", types.SpecStateTimedout, "timed out", report.StatusFail},
+		{"panic", types.SpecStatePanicked, "Test Panicked", report.StatusFail},
+		{"harness", types.SpecStateFailed, report.PrefixHarnessError + "factory failed", report.StatusError},
+		{"interrupted", types.SpecStateInterrupted, "interrupted", report.StatusError},
+		{"not supported", types.SpecStateSkipped, report.PrefixNotSupported + "no fixture", report.StatusNotSupported},
+		{"not applicable", types.SpecStateSkipped, report.PrefixNotApplicable + "no list", report.StatusNotApplicable},
+		{"filtered", types.SpecStateSkipped, "", report.StatusSkipped},
+		{"skipped", types.SpecStateSkipped, "later", report.StatusSkipped},
+		{"pending", types.SpecStatePending, "", report.StatusSkipped},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := report.FromGinkgo(ginkgoReport(spec("one", "T-MUST-1", tt.state, tt.msg)), lookup, report.Meta{Mode: "store"})
+			if len(r.Requirements) != 1 {
+				t.Fatalf("got %d entries", len(r.Requirements))
+			}
+			e := r.Requirements[0]
+			if e.Status != tt.want {
+				t.Errorf("status %q, want %q", e.Status, tt.want)
+			}
+			if strings.HasPrefix(e.Message, "not-") || strings.HasPrefix(e.Message, "harness-") {
+				t.Errorf("message keeps its prefix: %q", e.Message)
+			}
+		})
+	}
+}
+
+func TestVerdictAndExitCode(t *testing.T) {
+	tests := []struct {
+		name    string
+		specs   []types.SpecReport
+		strict  bool
+		verdict report.Verdict
+		exit    int
+	}{
+		{"all pass", []types.SpecReport{
+			spec("a", "T-MUST-1", types.SpecStatePassed, ""),
+			spec("b", "T-MUST-2", types.SpecStatePassed, ""),
+		}, false, report.VerdictConformant, report.ExitConformant},
+		{"one case of a MUST fails", []types.SpecReport{
+			spec("a", "T-MUST-1", types.SpecStatePassed, ""),
+			spec("a2", "T-MUST-1", types.SpecStateFailed, "boom"),
+		}, false, report.VerdictNonConformant, report.ExitNonConformant},
+		{"a MUST filtered out", []types.SpecReport{
+			spec("a", "T-MUST-1", types.SpecStatePassed, ""),
+			spec("b", "T-MUST-2", types.SpecStateSkipped, ""),
+		}, false, report.VerdictPartial, report.ExitConformant},
+		{"a MUST not supported", []types.SpecReport{
+			spec("b", "T-MUST-2", types.SpecStateSkipped, report.PrefixNotSupported+"x"),
+		}, false, report.VerdictPartial, report.ExitConformant},
+		{"a MUST not applicable", []types.SpecReport{
+			spec("a", "T-MUST-1", types.SpecStatePassed, ""),
+			spec("b", "T-MUST-2", types.SpecStateSkipped, report.PrefixNotApplicable+"x"),
+		}, false, report.VerdictConformant, report.ExitConformant},
+		{"a SHOULD fails", []types.SpecReport{
+			spec("a", "T-MUST-1", types.SpecStatePassed, ""),
+			spec("c", "T-SHOULD-1", types.SpecStateFailed, "meh"),
+		}, false, report.VerdictConformant, report.ExitConformant},
+		{"a SHOULD fails, strict", []types.SpecReport{
+			spec("a", "T-MUST-1", types.SpecStatePassed, ""),
+			spec("c", "T-SHOULD-1", types.SpecStateFailed, "meh"),
+		}, true, report.VerdictNonConformant, report.ExitNonConformant},
+		{"harness error", []types.SpecReport{
+			spec("a", "T-MUST-1", types.SpecStateFailed, report.PrefixHarnessError+"down"),
+		}, false, report.VerdictPartial, report.ExitHarnessError},
+		{"failure beats harness error", []types.SpecReport{
+			spec("a", "T-MUST-1", types.SpecStateFailed, report.PrefixHarnessError+"down"),
+			spec("b", "T-MUST-2", types.SpecStateFailed, "wrong"),
+		}, false, report.VerdictNonConformant, report.ExitNonConformant},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := report.FromGinkgo(ginkgoReport(tt.specs...), lookup, report.Meta{Mode: "store", Strict: tt.strict})
+			if r.Summary.Verdict != tt.verdict {
+				t.Errorf("verdict %q, want %q", r.Summary.Verdict, tt.verdict)
+			}
+			if got := r.ExitCode(); got != tt.exit {
+				t.Errorf("exit code %d, want %d", got, tt.exit)
+			}
+		})
+	}
+}
+
+func TestHarnessProblems(t *testing.T) {
+	noLabel := spec("x", "T-MUST-1", types.SpecStatePassed, "")
+	noLabel.LeafNodeLabels = nil
+	unknown := spec("y", "NOPE-1", types.SpecStatePassed, "")
+	before := types.SpecReport{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStateFailed, Failure: types.Failure{Message: "db down"}}
+	gr := ginkgoReport(noLabel, unknown, before)
+	gr.SpecialSuiteFailureReasons = []string{"Interrupted by User"}
+	r := report.FromGinkgo(gr, lookup, report.Meta{Mode: "server"})
+	if len(r.HarnessErrors) != 4 {
+		t.Fatalf("harness errors %q, want 4", r.HarnessErrors)
+	}
+	if r.ExitCode() != report.ExitHarnessError {
+		t.Errorf("exit code %d, want %d", r.ExitCode(), report.ExitHarnessError)
+	}
+}
+
+func TestCountsAndFailingOrder(t *testing.T) {
+	r := report.FromGinkgo(ginkgoReport(
+		spec("a", "T-MUST-1", types.SpecStatePassed, ""),
+		spec("b", "T-MUST-2", types.SpecStateFailed, "bad"),
+		spec("c", "T-SHOULD-1", types.SpecStateSkipped, report.PrefixNotSupported+"no"),
+		spec("d", "T-MAY-1", types.SpecStateFailed, "eh"),
+	), lookup, report.Meta{Mode: "store"})
+	if got := r.Summary.Counts["MUST"][report.StatusPass]; got != 1 {
+		t.Errorf("MUST pass = %d", got)
+	}
+	if got := r.Summary.Counts["MUST"][report.StatusFail]; got != 1 {
+		t.Errorf("MUST fail = %d", got)
+	}
+	if got := r.Summary.Totals[report.StatusFail]; got != 2 {
+		t.Errorf("fail total = %d", got)
+	}
+	var ids []string
+	for _, e := range r.Failing() {
+		ids = append(ids, e.ID)
+	}
+	if want := "T-MUST-2,T-MAY-1,T-SHOULD-1"; strings.Join(ids, ",") != want {
+		t.Errorf("failing order %v, want %s", ids, want)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"memory", "memory"},
+		{"postgres://bob:hunter2@db:5432/x?sslmode=disable", "postgres://bob:REDACTED@db:5432/x?sslmode=disable"},
+		{"redis://localhost:6379/0", "redis://localhost:6379/0"},
+		{"https://h/mcp?access_token=abc&x=1", "https://h/mcp?access_token=REDACTED&x=1"},
+		{"dynamodb://t?endpoint=http://x&aws_secret_access_key=s", "dynamodb://t?aws_secret_access_key=REDACTED&endpoint=http%3A%2F%2Fx"},
+	}
+	for _, tt := range tests {
+		if got := report.Redact(tt.in); got != tt.want {
+			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if strings.Contains(report.Redact(tt.in), "hunter2") {
+			t.Errorf("password leaked")
+		}
+	}
+}
+
+// TestWriteAllValidates writes every file and validates the JSON against
+// the shipped schema.
+func TestWriteAllValidates(t *testing.T) {
+	gr := ginkgoReport(
+		spec("a <b>", "T-MUST-1", types.SpecStatePassed, ""),
+		spec("b", "T-MUST-2", types.SpecStateFailed, "got <script>alert(1)</script> | pipe"),
+		spec("c", "T-SHOULD-1", types.SpecStateSkipped, report.PrefixNotSupported+"no fixture"),
+		spec("d", "T-MAY-1", types.SpecStateSkipped, ""),
+	)
+	r := report.FromGinkgo(gr, lookup, report.Meta{
+		Mode: "store", Targets: []string{"postgres://u:secret@h/db"},
+		Implementation: &report.Implementation{Name: "memory", Version: "1"},
+		SchemaSHA256:   strings.Repeat("ab", 32),
+	})
+	dir := t.TempDir()
+	if err := report.WriteAll(dir, r, gr); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{report.FileJSON, report.FileJUnit, report.FileMarkdown, report.FileHTML} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte("secret")) {
+			t.Errorf("%s leaks the password", f)
+		}
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, report.FileHTML))
+	if bytes.Contains(html, []byte("<script>")) {
+		t.Error("report.html does not escape messages")
+	}
+	for _, ext := range []string{"src=", "href=", "@import", "url("} {
+		if bytes.Contains(html, []byte(ext)) {
+			t.Errorf("report.html refers to an external asset (%s)", ext)
+		}
+	}
+	if !bytes.Contains(html, []byte("non-conformant")) {
+		t.Error("report.html does not show the verdict")
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	if !bytes.Contains(md, []byte("| T-MUST-2 | MUST | fail |")) {
+		t.Errorf("summary.md does not list the failure:\n%s", md)
+	}
+	validate(t, filepath.Join(dir, report.FileJSON))
+}
+
+// validate checks a report file against report.Schema.
+func validate(t *testing.T, path string) {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(report.Schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource(report.SchemaID, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(report.SchemaID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	inst, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Fatalf("%s does not match the report schema: %v", path, err)
+	}
+	// And the schema rejects a broken report.
+	var m map[string]any
+	b, _ := os.ReadFile(path)
+	_ = json.Unmarshal(b, &m)
+	m["summary"].(map[string]any)["verdict"] = "fine"
+	if err := sch.Validate(m); err == nil {
+		t.Error("the schema accepts an unknown verdict")
+	}
+}
