@@ -8,6 +8,9 @@ import (
 // initialisms maps a lower-case word to the spelling Go style wants for it.
 var initialisms = map[string]string{
 	"id":      "ID",
+	"ids":     "IDs",
+	"uris":    "URIs",
+	"urls":    "URLs",
 	"uri":     "URI",
 	"url":     "URL",
 	"ttl":     "TTL",
