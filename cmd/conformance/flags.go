@@ -1,0 +1,243 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcptasks/mcptasks/suites"
+)
+
+// EnvPrefix starts every environment variable the tool reads.
+const EnvPrefix = "MCPTASKS_CONFORMANCE_"
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ", ") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// config is everything the command line (and environment) says.
+type config struct {
+	servers     listFlag
+	headers     listFlag
+	headersB    listFlag
+	fixtures    listFlag
+	fixtureArgs listFlag
+	labelFilter string
+	focus       string
+	reportDir   string
+	timeout     time.Duration
+	specTimeout time.Duration
+	list        bool
+	strict      bool
+	verbose     bool
+	noColor     bool
+	version     bool
+	seed        int64
+}
+
+// usageError is a mistake in flags or environment (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// parseFlags reads args, then fills what they left unset from the
+// environment (flags win).
+func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
+	c := &config{}
+	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Var(&c.servers, "server", "MCP endpoint URL of the server under test (repeat once for a second instance sharing the store); none: certify the built-in reference server")
+	fs.Var(&c.headers, "header", "HTTP header 'Name: value' sent by identity A (repeatable), e.g. an Authorization header")
+	fs.Var(&c.headersB, "header-b", "HTTP header of a second identity B (repeatable); without it the isolation specs are not-supported")
+	fs.Var(&c.fixtures, "fixture", "map a fixture role to the server's tool: role=tool (repeatable; roles: "+strings.Join(roles(), ", ")+"); role= marks it absent")
+	fs.Var(&c.fixtureArgs, "fixture-arg", "rename a fixture argument: role.arg=name, e.g. sleep.ms=duration_ms (repeatable)")
+	fs.StringVar(&c.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'level:must && !area:ttl'")
+	fs.StringVar(&c.focus, "focus", "", "only run specs whose text matches this regular expression")
+	fs.StringVar(&c.reportDir, "report-dir", "", "directory for conformance-report.json, junit.xml, summary.md and report.html (default ./conformance-results)")
+	fs.DurationVar(&c.timeout, "timeout", 0, "limit for the whole run (default 10m)")
+	fs.DurationVar(&c.specTimeout, "spec-timeout", 0, "limit for one spec (default 60s)")
+	fs.BoolVar(&c.list, "list", false, "print the requirements the suite checks and exit")
+	fs.BoolVar(&c.strict, "strict", false, "count SHOULD requirements like MUST ones in the verdict")
+	fs.BoolVar(&c.verbose, "v", false, "print every spec as it runs")
+	fs.BoolVar(&c.noColor, "no-color", false, "no colours in the console output")
+	fs.BoolVar(&c.version, "version", false, "print the version and exit")
+	fs.Int64Var(&c.seed, "seed", 0, "random seed for spec order (default: time based)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: conformance [--server URL [--server URL2]] [flags]\n\n"+
+			"Certifies an MCP 2025-11-25 server's task support over Streamable HTTP. Without --server it\n"+
+			"starts the mcptasks reference server in-process and certifies that.\n\n"+
+			"Every flag can also be set with an environment variable %s<FLAG> (upper case,\n"+
+			"dashes as underscores; repeatable flags take several values separated by newlines,\n"+
+			"or by commas for --server, --fixture and --fixture-arg). Flags win.\n\n"+
+			"Exit codes: 0 conformant (or partial without failures), 1 non-conformant, 2 usage error,\n"+
+			"3 harness error (e.g. server unreachable).\n\nFlags:\n", EnvPrefix)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, &usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return nil, usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	env := func(name string) (string, bool) {
+		if set[name] {
+			return "", false
+		}
+		v := getenv(EnvPrefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_")))
+		return v, v != ""
+	}
+	splitList := func(v string, commas bool) []string {
+		sep := "\n"
+		if commas {
+			v = strings.ReplaceAll(v, "\n", ",")
+			sep = ","
+		}
+		var out []string
+		for _, p := range strings.Split(v, sep) {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	if v, ok := env("server"); ok {
+		c.servers = splitList(v, true)
+	}
+	if v, ok := env("header"); ok {
+		c.headers = splitList(v, false)
+	}
+	if v, ok := env("header-b"); ok {
+		c.headersB = splitList(v, false)
+	}
+	if v, ok := env("fixture"); ok {
+		c.fixtures = splitList(v, true)
+	}
+	if v, ok := env("fixture-arg"); ok {
+		c.fixtureArgs = splitList(v, true)
+	}
+	if v, ok := env("label-filter"); ok {
+		c.labelFilter = v
+	}
+	if v, ok := env("focus"); ok {
+		c.focus = v
+	}
+	if v, ok := env("report-dir"); ok {
+		c.reportDir = v
+	}
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"timeout", &c.timeout}, {"spec-timeout", &c.specTimeout}} {
+		if v, ok := env(d.name); ok {
+			parsed, err := time.ParseDuration(v)
+			if err != nil {
+				return nil, usagef("%s%s: %v", EnvPrefix, strings.ToUpper(strings.ReplaceAll(d.name, "-", "_")), err)
+			}
+			*d.dst = parsed
+		}
+	}
+	for _, b := range []struct {
+		name string
+		dst  *bool
+	}{{"strict", &c.strict}, {"v", &c.verbose}, {"no-color", &c.noColor}} {
+		if v, ok := env(b.name); ok {
+			parsed, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, usagef("%s%s: %v", EnvPrefix, strings.ToUpper(strings.ReplaceAll(b.name, "-", "_")), err)
+			}
+			*b.dst = parsed
+		}
+	}
+	if c.reportDir == "" {
+		c.reportDir = "conformance-results"
+	}
+	if c.timeout <= 0 {
+		c.timeout = 10 * time.Minute
+	}
+	if c.specTimeout <= 0 {
+		c.specTimeout = 60 * time.Second
+	}
+	return c, nil
+}
+
+func roles() []string {
+	var out []string
+	for r := range suites.FixtureRoles {
+		out = append(out, r)
+	}
+	sortStrings(out)
+	return out
+}
+
+// serverConfig turns the flags into a suites.ServerConfig.
+func (c *config) serverConfig() (suites.ServerConfig, error) {
+	sc := suites.ServerConfig{URLs: c.servers, Fixtures: map[string]string{}, FixtureArgs: map[string]string{}}
+	var err error
+	if sc.Headers, err = parseHeaders(c.headers, "--header"); err != nil {
+		return sc, err
+	}
+	if sc.HeadersB, err = parseHeaders(c.headersB, "--header-b"); err != nil {
+		return sc, err
+	}
+	for _, f := range c.fixtures {
+		role, tool, ok := strings.Cut(f, "=")
+		if !ok {
+			return sc, usagef("--fixture %q: want role=tool", f)
+		}
+		sc.Fixtures[strings.TrimSpace(role)] = strings.TrimSpace(tool)
+	}
+	for _, f := range c.fixtureArgs {
+		key, name, ok := strings.Cut(f, "=")
+		if !ok || strings.TrimSpace(name) == "" {
+			return sc, usagef("--fixture-arg %q: want role.arg=name", f)
+		}
+		sc.FixtureArgs[strings.TrimSpace(key)] = strings.TrimSpace(name)
+	}
+	if len(sc.URLs) > 0 {
+		if err := sc.Validate(); err != nil {
+			return sc, usagef("%v", err)
+		}
+	} else if len(sc.Fixtures) > 0 || len(sc.FixtureArgs) > 0 {
+		return sc, usagef("--fixture and --fixture-arg need --server (the built-in reference server has the standard fixtures)")
+	}
+	return sc, nil
+}
+
+// parseHeaders reads "Name: value" lines.
+func parseHeaders(lines []string, flagName string) (http.Header, error) {
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	h := http.Header{}
+	for _, l := range lines {
+		name, value, ok := strings.Cut(l, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return nil, usagef("%s %q: want 'Name: value'", flagName, redactHeader(l))
+		}
+		h.Add(name, strings.TrimSpace(value))
+	}
+	return h, nil
+}
+
+// redactHeader hides the value of a header line in messages.
+func redactHeader(line string) string {
+	if name, _, ok := strings.Cut(line, ":"); ok {
+		return name + ": <redacted>"
+	}
+	return "<redacted>"
+}

@@ -1,0 +1,288 @@
+// Command conformance certifies an MCP 2025-11-25 server's task support
+// over Streamable HTTP with the mcptasks conformance suite:
+//
+//	conformance --server https://example.com/mcp --header 'Authorization: Bearer …'
+//
+// With no --server it starts the mcptasks reference server in-process (memory
+// store, fixture tools, two identities, two instances) and certifies it. It
+// writes conformance-report.json, junit.xml, summary.md and report.html into
+// --report-dir and exits 0 (conformant, or partial without failures), 1
+// (non-conformant), 2 (usage error) or 3 (harness error, e.g. the server is
+// unreachable).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/mcptasks/mcptasks/schema"
+	"github.com/mcptasks/mcptasks/suites"
+	"github.com/mcptasks/mcptasks/suites/report"
+	"github.com/mcptasks/mcptasks/tasks/client"
+)
+
+// Exit codes, shared with the report package.
+const (
+	exitConformant = report.ExitConformant
+	exitUsage      = report.ExitUsage
+	exitHarness    = report.ExitHarnessError
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	getenv := os.Getenv
+	if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeCharDevice == 0 {
+		// Not a terminal: no colour codes unless asked for.
+		getenv = func(k string) string {
+			if k == EnvPrefix+"NO_COLOR" && os.Getenv(k) == "" {
+				return "true"
+			}
+			return os.Getenv(k)
+		}
+	}
+	code := run(ctx, os.Args[1:], getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// fakeT is the GinkgoTestingT Ginkgo needs outside go test.
+type fakeT struct{ failed bool }
+
+func (t *fakeT) Fail() { t.failed = true }
+
+// run is the whole command; it returns the exit code.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	c, err := parseFlags(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitConformant
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "conformance: %v (see --help)\n", err)
+		return exitUsage
+	}
+	if c.version {
+		fmt.Fprintln(stdout, versionString())
+		return exitConformant
+	}
+	cfg, err := c.serverConfig()
+	if err != nil {
+		fmt.Fprintf(stderr, "conformance: %v (see --help)\n", err)
+		return exitUsage
+	}
+	if c.list {
+		return listRequirements(stdout)
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	impl := ""
+	if len(cfg.URLs) == 0 {
+		ref, err := startReference(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "conformance: cannot start the built-in reference server: %v\n", err)
+			return exitHarness
+		}
+		defer ref.Close()
+		cfg = ref.Config
+		impl = "mcptasks reference server (in-process)"
+		fmt.Fprintf(stdout, "No --server given: certifying the built-in reference server at %s\n", strings.Join(cfg.URLs, " and "))
+	}
+
+	pctx, pcancel := context.WithTimeout(ctx, 15*time.Second)
+	init, caps, tools, err := suites.Probe(pctx, cfg)
+	pcancel()
+	if err != nil {
+		if suites.Unreachable(err) {
+			fmt.Fprintf(stderr, "conformance: cannot reach the server at %s: %v\n", report.Redact(cfg.URLs[0]), err)
+		} else {
+			fmt.Fprintf(stderr, "conformance: the server at %s did not complete the MCP handshake: %v\n", report.Redact(cfg.URLs[0]), err)
+		}
+		fmt.Fprintln(stderr, "No specs were run. Check the URL (the MCP endpoint path, e.g. /mcp) and the --header values.")
+		return exitHarness
+	}
+	if impl == "" {
+		impl = init.ServerInfo.Name
+	}
+	inferred := caps.Names()
+	for _, r := range roles() {
+		if _, ok := findTool(tools, cfg.ToolName(r)); ok {
+			inferred = append(inferred, "fixture:"+r)
+		}
+	}
+	if len(cfg.HeadersB) > 0 {
+		inferred = append(inferred, "identity-b")
+	}
+	if len(cfg.URLs) > 1 {
+		inferred = append(inferred, "multi-instance")
+	}
+	fmt.Fprintf(stdout, "Server: %s %s, protocol %s, declares: %s\n", init.ServerInfo.Name, init.ServerInfo.Version,
+		init.ProtocolVersion, orNone(caps.Names()))
+
+	gr, ok := runSuite(ctx, c, cfg, impl)
+	if !ok {
+		fmt.Fprintln(stderr, "conformance: the suite did not run to completion")
+	}
+	targets := slices.Clone(cfg.URLs)
+	meta := report.Meta{
+		Mode:           string(suites.ModeServer),
+		Tool:           report.Tool{Name: report.ToolName},
+		SchemaSHA256:   schema.SchemaSHA256,
+		Targets:        targets,
+		Features:       report.Features{Declared: caps.Names(), Inferred: inferred},
+		Implementation: &report.Implementation{Name: impl, Version: init.ServerInfo.Version},
+		LabelFilter:    c.labelFilter,
+		Strict:         c.strict,
+	}
+	r := report.FromGinkgo(gr, lookup, meta)
+	if err := report.WriteAll(c.reportDir, r, gr); err != nil {
+		fmt.Fprintf(stderr, "conformance: writing the reports: %v\n", err)
+		return exitHarness
+	}
+	printSummary(stdout, r, c.reportDir)
+	return r.ExitCode()
+}
+
+// runSuite runs the server specs with Ginkgo and returns its report.
+func runSuite(ctx context.Context, c *config, cfg suites.ServerConfig, impl string) (ginkgo.Report, bool) {
+	var captured ginkgo.Report
+	suites.DescribeServer(cfg, suites.WithImplementation(impl, ""), suites.WithSpecTimeout(c.specTimeout))
+	ginkgo.ReportAfterSuite("capture", func(r ginkgo.Report) { captured = r })
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	sc, rc := ginkgo.GinkgoConfiguration()
+	sc.LabelFilter = c.labelFilter
+	if c.focus != "" {
+		sc.FocusStrings = []string{c.focus}
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		sc.Timeout = time.Until(deadline)
+	}
+	if c.seed != 0 {
+		sc.RandomSeed = c.seed
+	}
+	rc.Verbose = c.verbose
+	rc.NoColor = c.noColor
+	rc.Succinct = !c.verbose
+	t := &fakeT{}
+	passed := ginkgo.RunSpecs(t, "mcptasks server conformance", sc, rc)
+	_ = passed
+	return captured, !captured.StartTime.IsZero()
+}
+
+// lookup adapts the suites registry to the report package.
+func lookup(id string) (report.Requirement, bool) {
+	r, ok := suites.Lookup(id)
+	if !ok {
+		return report.Requirement{}, false
+	}
+	return report.Requirement{ID: r.ID, Level: string(r.Level), Section: r.Section, Feature: r.Feature, Summary: r.Summary}, true
+}
+
+// printSummary writes the per-level table and the failing requirements.
+func printSummary(w io.Writer, r *report.Report, dir string) {
+	fmt.Fprintf(w, "\nmcptasks conformance: %s (%d requirements, %d specs, %.1fs)\n",
+		strings.ToUpper(string(r.Summary.Verdict)), len(r.Requirements), r.Summary.Specs, r.Summary.DurationSeconds)
+	statuses := []report.Status{report.StatusPass, report.StatusFail, report.StatusError, report.StatusNotSupported, report.StatusSkipped, report.StatusNotApplicable}
+	fmt.Fprintf(w, "%-8s", "level")
+	for _, s := range statuses {
+		fmt.Fprintf(w, " %14s", s)
+	}
+	fmt.Fprintln(w)
+	for _, lvl := range report.Levels {
+		row := r.Summary.Counts[lvl]
+		fmt.Fprintf(w, "%-8s", lvl)
+		for _, s := range statuses {
+			fmt.Fprintf(w, " %14d", row[s])
+		}
+		fmt.Fprintln(w)
+	}
+	for _, e := range r.Failing() {
+		if e.Status == report.StatusSkipped || e.Status == report.StatusNotSupported {
+			continue
+		}
+		fmt.Fprintf(w, "  %-5s %-6s %s: %s\n", e.Status, e.Level, e.ID, firstLine(e.Message))
+	}
+	for _, h := range r.HarnessErrors {
+		fmt.Fprintf(w, "  harness error: %s\n", firstLine(h))
+	}
+	fmt.Fprintf(w, "Reports written to %s\n", dir)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// listRequirements prints the server requirements by running the suite
+// as a dry run.
+func listRequirements(w io.Writer) int {
+	var captured ginkgo.Report
+	suites.DescribeServer(suites.ServerConfig{URLs: []string{"http://127.0.0.1:1/mcp"}})
+	ginkgo.ReportAfterSuite("capture", func(r ginkgo.Report) { captured = r })
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	sc, rc := ginkgo.GinkgoConfiguration()
+	sc.DryRun = true
+	rc.Succinct = true
+	ginkgo.RunSpecs(&fakeT{}, "mcptasks server conformance (list)", sc, rc)
+	r := report.FromGinkgo(captured, lookup, report.Meta{Mode: string(suites.ModeServer)})
+	for _, e := range r.Requirements {
+		fmt.Fprintf(w, "%-26s %-6s %-15s %s\n", e.ID, e.Level, e.Feature, e.Summary)
+	}
+	fmt.Fprintf(w, "%d requirements, %d specs\n", len(r.Requirements), r.Summary.Specs)
+	return exitConformant
+}
+
+func versionString() string {
+	v := "devel"
+	commit := ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				commit = s.Value
+			}
+		}
+	}
+	out := "mcptasks conformance " + v + " (MCP " + schema.SchemaVersion + ")"
+	if commit != "" {
+		out += " commit " + commit
+	}
+	return out
+}
+
+func orNone(xs []string) string {
+	if len(xs) == 0 {
+		return "no task capabilities"
+	}
+	return strings.Join(xs, ", ")
+}
+
+func sortStrings(xs []string) { sort.Strings(xs) }
+
+// findTool looks a tool up by name.
+func findTool(tools []client.Tool, name string) (client.Tool, bool) {
+	for _, t := range tools {
+		if t.Name == name && name != "" {
+			return t, true
+		}
+	}
+	return client.Tool{}, false
+}
