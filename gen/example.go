@@ -31,7 +31,7 @@ func (ir *IR) Examples(typeName string) ([]json.RawMessage, error) {
 		if members == nil {
 			members = src.oneOf
 		}
-		for i, m := range members {
+		for _, m := range members {
 			if len(m.types) > 1 {
 				for _, ty := range m.types {
 					if err := add(ir.example(&node{ptr: m.ptr, types: []string{ty}, keywords: 1}, true, 0, 0)); err != nil {
@@ -43,7 +43,6 @@ func (ir *IR) Examples(typeName string) ([]json.RawMessage, error) {
 			if err := add(ir.example(m, true, 0, 0)); err != nil {
 				return nil, err
 			}
-			_ = i
 		}
 		return out, nil
 	}

@@ -45,20 +45,23 @@ const (
 
 // GoType is a Go type expression.
 type GoType struct {
-	Kind GoKind
-	Name string // builtin or named type name
-	Elem *GoType
+	Kind GoKind  // shape of the expression
+	Name string  // builtin or named type name
+	Elem *GoType // element of a slice, map or pointer
 }
 
-func builtin(name string) GoType     { return GoType{Kind: GoBuiltin, Name: name} }
-func named(name string) GoType       { return GoType{Kind: GoNamed, Name: name} }
-func raw() GoType                    { return GoType{Kind: GoRaw} }
-func sliceOf(e GoType) GoType        { return GoType{Kind: GoSlice, Elem: &e} }
-func mapOf(e GoType) GoType          { return GoType{Kind: GoMap, Elem: &e} }
-func pointerTo(e GoType) GoType      { return GoType{Kind: GoPointer, Elem: &e} }
-func (t GoType) isPointer() bool     { return t.Kind == GoPointer }
-func (t GoType) fillable() bool      { return t.Kind == GoSlice || t.Kind == GoMap }
-func (t GoType) String() string      { return t.goString() }
+func builtin(name string) GoType { return GoType{Kind: GoBuiltin, Name: name} }
+func named(name string) GoType   { return GoType{Kind: GoNamed, Name: name} }
+func raw() GoType                { return GoType{Kind: GoRaw} }
+func sliceOf(e GoType) GoType    { return GoType{Kind: GoSlice, Elem: &e} }
+func mapOf(e GoType) GoType      { return GoType{Kind: GoMap, Elem: &e} }
+func pointerTo(e GoType) GoType  { return GoType{Kind: GoPointer, Elem: &e} }
+func (t GoType) isPointer() bool { return t.Kind == GoPointer }
+func (t GoType) fillable() bool  { return t.Kind == GoSlice || t.Kind == GoMap }
+
+// String renders the type as Go source ("[]ContentBlock", "*int64").
+func (t GoType) String() string { return t.goString() }
+
 func (t GoType) equal(o GoType) bool { return t.goString() == o.goString() }
 
 func (t GoType) goString() string {
@@ -81,7 +84,7 @@ type Type struct {
 	Name    string // Go name
 	Def     string // path below #/$defs/ ("Task", "CancelTaskRequest/properties/params")
 	Pointer string // JSON pointer of the schema ("#/$defs/Task")
-	Kind    Kind
+	Kind    Kind   // how the type is shaped in Go
 
 	Fields []*Field  // KindStruct: direct fields, sorted by JSON name
 	Embeds []string  // KindStruct: embedded generated types (allOf)
@@ -103,8 +106,8 @@ type Type struct {
 type Field struct {
 	Name     string // Go name
 	JSON     string // wire name
-	Type     GoType
-	Required bool
+	Type     GoType // Go type of the field
+	Required bool   // listed in "required"
 	Nullable bool   // required and may be null: pointer without omitempty
 	Omit     string // "", "omitempty" or "omitzero"
 	Fill     string // "" or the JSON literal MarshalJSON uses for nil ("[]", "{}")
@@ -116,26 +119,25 @@ type Field struct {
 // Variant is one member of a union.
 type Variant struct {
 	Name  string // accessor suffix: AsName / FromName
-	Type  GoType
+	Type  GoType // Go type the variant decodes to
 	Const string // discriminator value, when the union has one
 	node  *node
 }
 
 // Constant is one generated package constant.
 type Constant struct {
-	Name  string
-	Value string
-	Doc   string
+	Name  string // Go name ("MethodTasksGet")
+	Value string // string value ("tasks/get")
 }
 
 // IR is the intermediate representation: every type to emit plus the
 // generated constants, all in deterministic order.
 type IR struct {
-	Types          []*Type
-	MethodConsts   []Constant
-	JSONRPCVersion string
-	Excluded       []Exclusion
-	Overridden     []Override
+	Types          []*Type     // every generated type, sorted by Go name
+	MethodConsts   []Constant  // one per distinct "method" const, sorted
+	JSONRPCVersion string      // the "jsonrpc" const shared by every envelope
+	Excluded       []Exclusion // $defs without a type, sorted
+	Overridden     []Override  // $defs mapped to hand-written types, sorted
 
 	cfg    Config
 	doc    *document

@@ -72,6 +72,7 @@ func (s *scalarID) unmarshal(b []byte) error {
 	return nil
 }
 
+// String renders the value for logs: the string itself or the number's text.
 func (s scalarID) String() string {
 	if str, ok := s.asString(); ok {
 		return str
