@@ -42,12 +42,13 @@ func updateExpr(set, remove []string) string {
 // unless asked for, so Get and List do not pay for large results.
 func projection(withOutcome bool) string {
 	attrs := []string{attrID, AttrOwner, attrStatus, attrMessage, attrMethod, attrCreatedMS, attrUpdatedMS,
-		attrTTLMS, attrExpiresMS, attrPollMS, attrVersion, attrVariables}
+		attrTTLMS, attrExpiresMS, attrPollMS, attrVersion, attrVariables, attrPending}
 	if withOutcome {
 		attrs = append(attrs, attrResult, attrErrCode, attrErrMessage, attrErrData)
 	}
 	return "#" + strings.Join(attrs, ", #")
 }
 
-// visible is the condition that a task has not expired at :now.
-const visible = "(attribute_not_exists(#expires_ms) OR #expires_ms > :now)"
+// visible is the condition that a task is neither expired at :now nor a
+// create still in progress.
+const visible = "(attribute_not_exists(#expires_ms) OR #expires_ms > :now) AND attribute_not_exists(#pending)"

@@ -51,8 +51,9 @@ const (
 	attrErrMessage = "error_message"
 	attrErrData    = "error_data"
 	attrLeaseMS    = "lease_ms"
-	// counter items
-	attrActive = "active"
+	attrPending    = "pending"
+	// owner items
+	attrSlots = "slots"
 )
 
 // TableDefinition returns the CreateTable request EnsureTable sends for

@@ -100,6 +100,9 @@ func Open(ctx context.Context, client *ddb.Client, table string, cfg tasks.Confi
 	case cfg.MaxVariablesBytes > MaxVariablesBytes:
 		return nil, fmt.Errorf("dynamodb: MaxVariablesBytes %d is more than one item can hold; at most %d", cfg.MaxVariablesBytes, MaxVariablesBytes)
 	}
+	if cfg.MaxTasksPerOwner > MaxCapPerOwner {
+		return nil, fmt.Errorf("dynamodb: MaxTasksPerOwner %d is more than the store can track in one item; at most %d (or negative for no cap)", cfg.MaxTasksPerOwner, MaxCapPerOwner)
+	}
 	retryer := writeRetryer()
 	s := &Store{
 		client:    client,
@@ -160,7 +163,7 @@ func visibleRecord(op, id string, it map[string]av, owner tasks.Owner, now time.
 	if err != nil {
 		return tasks.Record{}, &tasks.Error{Op: op, TaskID: id, Err: err}
 	}
-	if r.Owner != owner || r.ID != id {
+	if _, pending := it[attrPending]; pending || r.Owner != owner || r.ID != id {
 		return tasks.Record{}, notFound(op, id)
 	}
 	if r.Expired(now) {
@@ -262,25 +265,58 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 	if err != nil {
 		return tasks.Record{}, &tasks.Error{Op: "create", Err: fmt.Errorf("%w: %v", tasks.ErrInvalidParams, err)}
 	}
-	limited := s.cfg.MaxTasksPerOwner > 0
-	if limited {
-		if err := s.reserve(ctx, owner); err != nil {
-			return tasks.Record{}, err
+	if s.cfg.MaxTasksPerOwner <= 0 {
+		if err := s.put(ctx, item); err != nil {
+			return tasks.Record{}, backendErr("create", rec.ID, err)
 		}
+		return rec, nil
 	}
-	_, err = s.client.PutItem(ctx, &ddb.PutItemInput{
+	// Capped: put the task hidden, take a slot, then reveal it (limit.go).
+	item[attrPending] = num(1)
+	if err := s.put(ctx, item); err != nil {
+		return tasks.Record{}, backendErr("create", rec.ID, err)
+	}
+	slot := createdKey(rec.CreatedAt, rec.ID)
+	if err := s.reserve(ctx, owner, slot); err != nil {
+		s.discard(context.WithoutCancel(ctx), rec.ID)
+		return tasks.Record{}, err
+	}
+	_, err = s.client.UpdateItem(ctx, &ddb.UpdateItemInput{
+		TableName:                aws.String(s.table),
+		Key:                      taskKey(rec.ID),
+		UpdateExpression:         aws.String("REMOVE #pending"),
+		ConditionExpression:      aws.String("attribute_exists(#pk)"),
+		ExpressionAttributeNames: namesFor("#pending #pk"),
+	}, s.writes)
+	if err != nil {
+		s.release(context.WithoutCancel(ctx), owner, slot)
+		s.discard(context.WithoutCancel(ctx), rec.ID)
+		return tasks.Record{}, backendErr("create", rec.ID, err)
+	}
+	return rec, nil
+}
+
+// put writes a new task item.
+func (s *Store) put(ctx context.Context, item map[string]av) error {
+	_, err := s.client.PutItem(ctx, &ddb.PutItemInput{
 		TableName:                aws.String(s.table),
 		Item:                     item,
 		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
 		ExpressionAttributeNames: namesFor("#pk"),
 	}, s.writes)
+	return err
+}
+
+// discard deletes a task whose create failed. It only logs failures: a
+// pending task is invisible anyway and expires with its TTL.
+func (s *Store) discard(ctx context.Context, id string) {
+	_, err := s.client.DeleteItem(ctx, &ddb.DeleteItemInput{
+		TableName: aws.String(s.table),
+		Key:       taskKey(id),
+	}, s.writes)
 	if err != nil {
-		if limited {
-			s.release(context.WithoutCancel(ctx), owner)
-		}
-		return tasks.Record{}, backendErr("create", rec.ID, err)
+		s.log.Warn("dynamodb: could not delete the task of a failed create", "task", id, "err", err)
 	}
-	return rec, nil
 }
 
 // Get returns the task.
@@ -374,7 +410,7 @@ func (s *Store) finish(ctx context.Context, op string, owner tasks.Owner, id str
 	o tasks.Outcome, extraCond string, extraValues map[string]av, recheck func(tasks.Record) error) (tasks.Record, error) {
 	r, err := s.change(ctx, op, owner, id, nonTerminal, to, message, outcomeValues(o), extraCond, extraValues, recheck)
 	if err == nil && s.cfg.MaxTasksPerOwner > 0 {
-		s.release(context.WithoutCancel(ctx), owner)
+		s.release(context.WithoutCancel(ctx), owner, createdKey(r.CreatedAt, r.ID))
 	}
 	return r, err
 }
