@@ -309,13 +309,18 @@ func settle(e *Entry) {
 	}
 	e.Message = worst.Message
 	if len(e.Specs) > 1 {
-		n := 0
+		n, same := 0, true
 		for _, s := range e.Specs {
 			if s.Status == worst.Status {
 				n++
+				same = same && s.Message == worst.Message
 			}
 		}
-		e.Message = fmt.Sprintf("%d of %d specs %s; first: %s: %s", n, len(e.Specs), e.Status, worst.Name, worst.Message)
+		if n == len(e.Specs) && same {
+			e.Message = fmt.Sprintf("all %d specs %s: %s", n, e.Status, worst.Message)
+		} else {
+			e.Message = fmt.Sprintf("%d of %d specs %s; first: %s: %s", n, len(e.Specs), e.Status, worst.Name, worst.Message)
+		}
 	}
 }
 

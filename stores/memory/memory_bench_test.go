@@ -1,0 +1,251 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcptasks/mcptasks/stores/memory"
+	"github.com/mcptasks/mcptasks/tasks"
+)
+
+// benchTasks is the number of tasks the read benchmarks run against.
+const benchTasks = 100_000
+
+// benchOwners spreads tasks over this many owners, as a busy server would.
+const benchOwners = 1000
+
+func benchConfig() tasks.Config {
+	return tasks.Config{MaxTasksPerOwner: -1}
+}
+
+func owner(i int) tasks.Owner { return tasks.Owner(fmt.Sprintf("owner-%d", i%benchOwners)) }
+
+// populate creates n tasks spread over the bench owners and returns their
+// owners and ids.
+func populate(tb testing.TB, s *memory.Store, n int) ([]tasks.Owner, []string) {
+	tb.Helper()
+	ctx := context.Background()
+	owners := make([]tasks.Owner, n)
+	ids := make([]string, n)
+	for i := range n {
+		r, err := s.Create(ctx, owner(i), tasks.CreateParams{Method: "tools/call"})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		owners[i], ids[i] = r.Owner, r.ID
+	}
+	return owners, ids
+}
+
+func BenchmarkCreate(b *testing.B) {
+	s := memory.New(benchConfig())
+	ctx := context.Background()
+	p := tasks.CreateParams{Method: "tools/call"}
+	i := 0
+	for b.Loop() {
+		if _, err := s.Create(ctx, owner(i), p); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkCreateParallel(b *testing.B) {
+	s := memory.New(benchConfig())
+	var next atomic.Int64
+	p := tasks.CreateParams{Method: "tools/call"}
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			if _, err := s.Create(ctx, owner(int(next.Add(1))), p); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+func BenchmarkGet(b *testing.B) {
+	s := memory.New(benchConfig())
+	owners, ids := populate(b, s, benchTasks)
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		k := i % benchTasks
+		if _, err := s.Get(ctx, owners[k], ids[k]); err != nil {
+			b.Fatal(err)
+		}
+		i += 7919
+	}
+}
+
+func BenchmarkGetParallel(b *testing.B) {
+	s := memory.New(benchConfig())
+	owners, ids := populate(b, s, benchTasks)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		k := rand.IntN(benchTasks)
+		for pb.Next() {
+			if _, err := s.Get(ctx, owners[k], ids[k]); err != nil {
+				b.Error(err)
+				return
+			}
+			k = (k + 7919) % benchTasks
+		}
+	})
+}
+
+// flip is the status a task in from moves to in the Transition benchmarks.
+func flip(i int) tasks.Status {
+	if i%2 == 0 {
+		return tasks.StatusInputRequired
+	}
+	return tasks.StatusWorking
+}
+
+func BenchmarkTransition(b *testing.B) {
+	s := memory.New(benchConfig())
+	owners, ids := populate(b, s, benchTasks)
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		k := i % benchTasks
+		if _, err := s.Transition(ctx, owners[k], ids[k], flip(i/benchTasks), "step"); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkTransitionParallel(b *testing.B) {
+	s := memory.New(benchConfig())
+	owners, ids := populate(b, s, benchTasks)
+	var next atomic.Int64
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			i := int(next.Add(1))
+			k := i % benchTasks
+			// Concurrent flips of one task may collide; those are refused
+			// and still measure a full locked round trip.
+			_, _ = s.Transition(ctx, owners[k], ids[k], flip(i/benchTasks), "step")
+		}
+	})
+}
+
+func BenchmarkComplete(b *testing.B) {
+	const batch = 20_000
+	ctx := context.Background()
+	out := tasks.Outcome{Result: []byte(`{"content":[{"type":"text","text":"done"}]}`)}
+	var s *memory.Store
+	var owners []tasks.Owner
+	var ids []string
+	k := batch
+	for b.Loop() {
+		if k == batch {
+			b.StopTimer()
+			s = memory.New(benchConfig())
+			owners, ids = populate(b, s, batch)
+			k = 0
+			b.StartTimer()
+		}
+		if _, err := s.Complete(ctx, owners[k], ids[k], tasks.StatusCompleted, "", out); err != nil {
+			b.Fatal(err)
+		}
+		k++
+	}
+}
+
+// listFixture is one owner holding benchTasks tasks and cursors spread
+// over them.
+func listFixture(b *testing.B) (*memory.Store, []string) {
+	s := memory.New(benchConfig())
+	ctx := context.Background()
+	for range benchTasks {
+		if _, err := s.Create(ctx, "big", tasks.CreateParams{Method: "tools/call"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var cursors []string
+	cursor := ""
+	for {
+		page, err := s.List(ctx, "big", tasks.ListOptions{Cursor: cursor, Limit: 500})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cursors = append(cursors, cursor)
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	return s, cursors
+}
+
+func BenchmarkList(b *testing.B) {
+	s, cursors := listFixture(b)
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		page, err := s.List(ctx, "big", tasks.ListOptions{Cursor: cursors[i%len(cursors)], Limit: 50})
+		if err != nil || len(page.Tasks) != 50 {
+			b.Fatal(err, len(page.Tasks))
+		}
+		i++
+	}
+}
+
+func BenchmarkListParallel(b *testing.B) {
+	s, cursors := listFixture(b)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		i := rand.IntN(len(cursors))
+		for pb.Next() {
+			if _, err := s.List(ctx, "big", tasks.ListOptions{Cursor: cursors[i%len(cursors)], Limit: 50}); err != nil {
+				b.Error(err)
+				return
+			}
+			i++
+		}
+	})
+}
+
+// idleTaskBytes measures the heap held per idle task: n working tasks
+// with the default TTL and no variables, over benchOwners owners.
+func idleTaskBytes(tb testing.TB, n int) float64 {
+	tb.Helper()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s := memory.New(benchConfig())
+	populate(tb, s, n)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(s)
+	return float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+}
+
+func BenchmarkIdleTaskBytes(b *testing.B) {
+	var per float64
+	for b.Loop() {
+		per = idleTaskBytes(b, benchTasks)
+	}
+	b.ReportMetric(per, "B/task")
+}
+
+// TestIdleTaskMemory holds the store to its memory budget: an idle task
+// costs less than 1 KiB.
+func TestIdleTaskMemory(t *testing.T) {
+	if per := idleTaskBytes(t, 20_000); per >= 1024 {
+		t.Errorf("an idle task holds %.0f bytes, budget 1024", per)
+	} else {
+		t.Logf("an idle task holds %.0f bytes", per)
+	}
+}
