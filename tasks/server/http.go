@@ -262,7 +262,7 @@ func (o *httpOut) startSSE() {
 	h.Set("X-Accel-Buffering", "no")
 	o.w.WriteHeader(http.StatusOK)
 	o.sse = true
-	writePrime(o.w, o.sess.nextEventID())
+	writePrime(o.w, o.sess.nextEventID(streamPOST))
 	flush(o.w)
 }
 
@@ -278,7 +278,7 @@ func (o *httpOut) send(msg []byte) error {
 	if !o.sse {
 		o.startSSE()
 	}
-	if err := writeEvent(o.w, o.sess.nextEventID(), msg); err != nil {
+	if err := writeEvent(o.w, o.sess.nextEventID(streamPOST), msg); err != nil {
 		return err
 	}
 	return flush(o.w)
@@ -292,12 +292,16 @@ func (o *httpOut) finish(resp []byte) {
 	o.done = true
 	switch {
 	case o.sse && resp != nil:
-		_ = writeEvent(o.w, o.sess.nextEventID(), resp)
+		_ = writeEvent(o.w, o.sess.nextEventID(streamPOST), resp)
 		_ = flush(o.w)
 	case o.sse:
 	case resp == nil:
-		// A cancelled request gets no response: end an empty stream.
-		o.startSSE()
+		// A cancelled request gets no response: an empty stream, without
+		// an event id, so the client does not try to resume it.
+		h := o.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		o.w.WriteHeader(http.StatusOK)
 	default:
 		writeJSON(o.w, resp)
 	}
@@ -357,6 +361,11 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 	if sess == nil {
 		return
 	}
+	if last := r.Header.Get("Last-Event-ID"); last != "" && !strings.HasPrefix(last, streamGET) {
+		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest,
+			"response streams cannot be resumed on this server: repeat the request instead"))
+		return
+	}
 	ctx, detach := sess.attachGET(r.Context())
 	defer detach()
 	h := w.Header()
@@ -364,7 +373,7 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	writePrime(w, sess.nextEventID())
+	writePrime(w, sess.nextEventID(streamGET))
 	if flush(w) != nil {
 		return
 	}
@@ -375,7 +384,7 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 		case <-ctx.Done():
 			return
 		case msg := <-sess.outq:
-			if writeEvent(w, sess.nextEventID(), msg) != nil || flush(w) != nil {
+			if writeEvent(w, sess.nextEventID(streamGET), msg) != nil || flush(w) != nil {
 				sess.push(msg) // keep it for the next stream
 				return
 			}

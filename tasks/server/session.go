@@ -82,9 +82,16 @@ func (s *session) push(msg []byte) {
 	}
 }
 
+// Stream kinds, encoded in SSE event ids so a Last-Event-ID tells which
+// kind of stream a client wants to resume.
+const (
+	streamGET  = "g"
+	streamPOST = "p"
+)
+
 // nextEventID returns an SSE event id unique across the session's streams.
-func (s *session) nextEventID() string {
-	return s.id[:8] + "-" + strconv.FormatUint(s.eventSeq.Add(1), 10)
+func (s *session) nextEventID(kind string) string {
+	return kind + strconv.FormatUint(s.eventSeq.Add(1), 10) + "-" + s.id[:8]
 }
 
 // attachGET makes the caller the session's standalone stream, ending any
