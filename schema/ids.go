@@ -51,11 +51,15 @@ func (s scalarID) marshal() []byte {
 	return []byte(s.text)
 }
 
-// unmarshal accepts any JSON value leniently: strings are canonicalised,
-// everything else is kept as its compact text. Whether the value is a valid
-// ID is for the Validator to judge.
+// unmarshal accepts any JSON value leniently: null leaves the value unset,
+// strings are canonicalised, everything else is kept as its compact text.
+// Whether the value is a valid ID is for the Validator to judge.
 func (s *scalarID) unmarshal(b []byte) error {
 	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		*s = scalarID{}
+		return nil
+	}
 	if len(b) > 0 && b[0] == '"' {
 		var str string
 		if err := json.Unmarshal(b, &str); err != nil {

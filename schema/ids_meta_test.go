@@ -62,6 +62,10 @@ func TestRequestID(t *testing.T) {
 	if out, _ := json.Marshal(zero); string(out) != "null" || !zero.IsZero() {
 		t.Errorf("zero id encodes %s", out)
 	}
+	var fromNull RequestID = IntRequestID(5)
+	if err := json.Unmarshal([]byte(`null`), &fromNull); err != nil || !fromNull.IsZero() {
+		t.Errorf("null decodes to %v (%v), want the unset id", fromNull, err)
+	}
 	// Lenient: a float id decodes; the validator rejects it.
 	var f RequestID
 	if err := json.Unmarshal([]byte(`1.5`), &f); err != nil {
