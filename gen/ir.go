@@ -230,7 +230,8 @@ func buildIR(doc *document, cfg Config) (*IR, error) {
 		}
 	}
 	// Embedded types must not carry JSON methods that would be promoted.
-	for _, t := range b.ir.byName {
+	for _, name := range sortedKeys(b.ir.byName) {
+		t := b.ir.byName[name]
 		for _, e := range t.Embeds {
 			et := b.ir.byName[e]
 			et.Embedded = true
@@ -601,7 +602,7 @@ func (b *builder) allOf(t *Type, n *node) error {
 				if len(target.allOf) > 0 {
 					return fmt.Errorf("gen: %s: embedding an allOf type is not supported", m.ptr)
 				}
-				for p := range target.props {
+				for _, p := range sortedKeys(target.props) {
 					if prev, ok := seen[p]; ok {
 						return fmt.Errorf("gen: %s: property %q appears in both %s and %s", n.ptr, p, prev, m.ref)
 					}
