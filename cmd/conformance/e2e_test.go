@@ -231,4 +231,3 @@ func TestBrokenServersFailTheRightRequirement(t *testing.T) {
 		}
 	})
 }
-
