@@ -13,7 +13,7 @@ var _ = describeServer("Several instances on one store", "multi-instance", func(
 	second := func(ctx SpecContext) *client.Client {
 		GinkgoHelper()
 		if len(env.Config.URLs) < 2 {
-			NotSupported("only one server URL configured (give a second instance sharing the store)")
+			NotApplicable("only one server URL configured (give --server twice to certify two instances sharing a store)")
 		}
 		return env.Connect(ctx, env.Config.URLs[1], env.Config.Headers)
 	}
