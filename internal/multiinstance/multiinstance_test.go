@@ -1,0 +1,174 @@
+package multiinstance_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/client"
+)
+
+func TestPostgres(t *testing.T) { runMultiInstance(t, postgresSpec(t)) }
+
+func TestRedis(t *testing.T) { runMultiInstance(t, redisSpec(t)) }
+
+func runMultiInstance(t *testing.T, spec string) {
+	t.Run("TaskCreatedOnAIsVisibleOnB", func(t *testing.T) { testCrossInstance(t, spec) })
+	t.Run("KilledInstanceWorkEndsFailed", func(t *testing.T) { testKilledWorker(t, spec) })
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func sleepTask(t *testing.T, ctx context.Context, c *client.Client, ms int) string {
+	t.Helper()
+	ct, err := c.CallToolAsTask(ctx, "fixture_sleep", map[string]any{"ms": ms}, nil)
+	if err != nil {
+		t.Fatalf("fixture_sleep as a task: %v", err)
+	}
+	return ct.Task.TaskID
+}
+
+// structured extracts structuredContent from a tools/call result.
+func structured(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var r struct {
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("decode result %s: %v", raw, err)
+	}
+	return string(r.StructuredContent)
+}
+
+func testCrossInstance(t *testing.T, spec string) {
+	a, b := startInstance(t, "A", spec), startInstance(t, "B", spec)
+	ctx := testCtx(t)
+	ca, cb := a.connect(t, ctx, tokenAlice), b.connect(t, ctx, tokenAlice)
+	bob := b.connect(t, ctx, tokenBob)
+
+	// Created on A, running on A.
+	id := sleepTask(t, ctx, ca, 1500)
+
+	// Readable and listable on B.
+	got, err := cb.GetTask(ctx, id)
+	if err != nil {
+		t.Fatalf("tasks/get on B of a task created on A: %v", err)
+	}
+	if got.TaskID != id || got.Status != string(tasks.StatusWorking) {
+		t.Errorf("tasks/get on B: %+v, want %s working", got, id)
+	}
+	all, err := cb.ListAllTasks(ctx, 100)
+	if err != nil {
+		t.Fatalf("tasks/list on B: %v", err)
+	}
+	if !slices.ContainsFunc(all, func(x client.Task) bool { return x.TaskID == id }) {
+		t.Errorf("tasks/list on B does not show the task created on A (%d tasks listed)", len(all))
+	}
+	// Another requestor on B sees nothing of it.
+	if _, err := bob.GetTask(ctx, id); err == nil {
+		t.Errorf("another requestor read alice's task on B")
+	} else if code, _ := client.ErrorCode(err); code != tasks.CodeInvalidParams {
+		t.Errorf("another requestor's tasks/get on B: %v, want -32602", err)
+	}
+
+	// Awaitable on B: tasks/result blocks on B until A completes the work.
+	raw, err := cb.Result(ctx, id)
+	returned := time.Now()
+	if err != nil {
+		t.Fatalf("tasks/result on B: %v", err)
+	}
+	if s := structured(t, raw); s != `{"ms":1500}` {
+		t.Errorf("tasks/result on B: structuredContent %s, want {\"ms\":1500}", s)
+	}
+	done, err := cb.GetTask(ctx, id)
+	if err != nil || done.Status != string(tasks.StatusCompleted) {
+		t.Fatalf("after tasks/result: %+v, %v", done, err)
+	}
+	if finished, err := time.Parse(time.RFC3339Nano, done.LastUpdatedAt); err == nil {
+		t.Logf("tasks/result on B returned %v after A completed the task (lastUpdatedAt %s)", returned.Sub(finished).Round(100*time.Microsecond), done.LastUpdatedAt)
+	}
+	rawA, err := ca.Result(ctx, id)
+	if err != nil || structured(t, rawA) != structured(t, raw) {
+		t.Errorf("tasks/result on A: %s, %v; B said %s", rawA, err, raw)
+	}
+
+	// Cancellable on B while it runs on A; A sees it cancelled, and a
+	// tasks/result waiting on A ends with the cancellation.
+	id2 := sleepTask(t, ctx, ca, 60_000)
+	waitA := make(chan error, 1)
+	go func() {
+		_, err := ca.Result(ctx, id2)
+		waitA <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	cancelled, err := cb.CancelTask(ctx, id2)
+	if err != nil || cancelled.Status != string(tasks.StatusCancelled) {
+		t.Fatalf("tasks/cancel on B of a task running on A: %+v, %v", cancelled, err)
+	}
+	select {
+	case err := <-waitA:
+		if code, ok := client.ErrorCode(err); !ok || code != tasks.CodeRequestCancelled {
+			t.Errorf("tasks/result on A after cancel on B: %v, want JSON-RPC error %d", err, tasks.CodeRequestCancelled)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("tasks/result on A did not end within 30 s of the cancel on B")
+	}
+	onA, err := ca.GetTask(ctx, id2)
+	if err != nil || onA.Status != string(tasks.StatusCancelled) {
+		t.Errorf("tasks/get on A after cancel on B: %+v, %v", onA, err)
+	}
+	// The work on A must not overwrite the cancellation later.
+	time.Sleep(300 * time.Millisecond)
+	if again, err := cb.GetTask(ctx, id2); err != nil || again.Status != string(tasks.StatusCancelled) {
+		t.Errorf("task after cancel settled: %+v, %v", again, err)
+	}
+}
+
+func testKilledWorker(t *testing.T, spec string) {
+	a, b := startInstance(t, "A", spec), startInstance(t, "B", spec)
+	ctx := testCtx(t)
+	ca, cb := a.connect(t, ctx, tokenAlice), b.connect(t, ctx, tokenAlice)
+
+	// A result completed on A before the crash.
+	doneID := sleepTask(t, ctx, ca, 0)
+	doneRaw, err := ca.Result(ctx, doneID)
+	if err != nil {
+		t.Fatalf("tasks/result on A: %v", err)
+	}
+	// Work running on A when it dies.
+	id := sleepTask(t, ctx, ca, 600_000)
+	time.Sleep(2 * leaseDuration) // let A renew its lease a few times
+	if w, err := cb.GetTask(ctx, id); err != nil || w.Status != string(tasks.StatusWorking) {
+		t.Fatalf("before the kill, on B: %+v, %v", w, err)
+	}
+
+	a.kill(t)
+	killed := time.Now()
+	_, err = cb.Result(ctx, id)
+	ended := time.Now()
+	if code, ok := client.ErrorCode(err); !ok || code != tasks.CodeInternalError {
+		t.Errorf("tasks/result on B of the lost task: %v, want JSON-RPC error %d", err, tasks.CodeInternalError)
+	}
+	lost, err := cb.GetTask(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lost.Status != string(tasks.StatusFailed) || lost.StatusMessage == "" {
+		t.Errorf("lost task on B: status %q message %q, want failed with a message", lost.Status, lost.StatusMessage)
+	}
+	t.Logf("the task of the killed instance ended failed %v after kill -9 (lease %v, reap every %v); statusMessage %q",
+		ended.Sub(killed).Round(time.Millisecond), leaseDuration, reapInterval, lost.StatusMessage)
+
+	// Completed results are never lost.
+	raw, err := cb.Result(ctx, doneID)
+	if err != nil || structured(t, raw) != structured(t, doneRaw) {
+		t.Errorf("completed result after A died: %s, %v; want %s", raw, err, doneRaw)
+	}
+}
