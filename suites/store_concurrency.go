@@ -95,7 +95,7 @@ var _ = describeStore("Concurrency", "concurrency", func(env *StoreEnv) {
 		Expect(errors.Join(errs...)).NotTo(HaveOccurred())
 		got := mustGet(ctx, env, env.Owner, r.ID)
 		Expect(got.Variables).To(HaveLen(racers*perRacer), "variable updates were lost")
-		Expect(got.Version).To(Equal(r.Version+racers*perRacer), "not every write got its own version")
+		Expect(got.Version).To(BeNumerically(">=", r.Version+racers*perRacer), "not every write bumped the version")
 	})
 
 	Context("with a small per-owner cap", func() {
