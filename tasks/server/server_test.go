@@ -715,7 +715,7 @@ func TestVariablesInGetMeta(t *testing.T) {
 		Name: "tag", TaskSupport: server.TaskOptional,
 		Handler: func(ctx context.Context, call *server.ToolCall) (json.RawMessage, error) {
 			if err := call.Task.SetVariables(map[string]json.RawMessage{
-				"server.stage": json.RawMessage(`"tagged"`),
+				"server.stage":                         json.RawMessage(`"tagged"`),
 				"io.modelcontextprotocol/related-task": json.RawMessage(`{"taskId":"spoof"}`),
 			}); err != nil {
 				return nil, err
