@@ -241,6 +241,13 @@ func TestWriteAllValidates(t *testing.T) {
 		t.Errorf("summary.md does not list the failure:\n%s", md)
 	}
 	validate(t, filepath.Join(dir, report.FileJSON))
+	var text bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "Verdict: non-conformant") || !strings.Contains(text.String(), "T-MUST-2") {
+		t.Errorf("text summary:\n%s", text.String())
+	}
 }
 
 // validate checks a report file against report.Schema.

@@ -183,3 +183,25 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}{r, r, r.Failing(), Levels, Statuses}
 	return htmlPage.Execute(w, data)
 }
+
+// WriteText writes a short plain-text summary for a console: the verdict,
+// one line of counts per level, and each requirement that did not pass.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Verdict: %s (%d specs, %d ran)\n", r.Summary.Verdict, r.Summary.Specs, r.Summary.Ran)
+	for _, l := range Levels {
+		fmt.Fprintf(&b, "  %-6s", l)
+		for _, s := range Statuses {
+			fmt.Fprintf(&b, "  %s %d", s, r.Summary.Counts[l][s])
+		}
+		b.WriteString("\n")
+	}
+	for _, e := range r.HarnessErrors {
+		fmt.Fprintf(&b, "  harness error: %s\n", e)
+	}
+	for _, e := range r.Failing() {
+		fmt.Fprintf(&b, "  %-14s %-6s %s: %s\n", e.Status, e.Level, e.ID, e.Message)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
