@@ -380,3 +380,46 @@ func TestConcurrentVariableMergesLoseNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitHoldsAcrossInstances: 16 goroutines on two stores (two pools,
+// as two server instances would have) create 160 tasks for one owner with
+// a limit of 50: exactly 50 succeed, the rest get ErrLimit.
+func TestLimitHoldsAcrossInstances(t *testing.T) {
+	cfg, _ := fakeCfg()
+	cfg.MaxTasksPerOwner = 50
+	a, dsn := fresh(t, cfg)
+	b := open(t, dsn, cfg)
+	ctx := testCtx(t)
+	var mu sync.Mutex
+	ok, limited := 0, 0
+	var wg sync.WaitGroup
+	for g := range 16 {
+		s := a
+		if g%2 == 1 {
+			s = b
+		}
+		wg.Go(func() {
+			for range 10 {
+				_, err := s.Create(ctx, "capped", tasks.CreateParams{})
+				mu.Lock()
+				switch {
+				case err == nil:
+					ok++
+				case errors.Is(err, tasks.ErrLimit):
+					limited++
+				default:
+					t.Errorf("Create: %v", err)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if ok != 50 || limited != 110 {
+		t.Fatalf("%d created, %d refused; want 50 and 110", ok, limited)
+	}
+	p, err := a.List(ctx, "capped", tasks.ListOptions{Limit: 100})
+	if err != nil || len(p.Tasks) != 50 {
+		t.Fatalf("List: %d tasks, %v; want 50", len(p.Tasks), err)
+	}
+}
