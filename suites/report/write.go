@@ -144,7 +144,7 @@ h1{margin-bottom:.2em}
 .v-conformant{background:#2e7d32}.v-partial{background:#b26a00}.v-non-conformant{background:#c62828}
 table{border-collapse:collapse;margin:1em 0;width:100%}
 th,td{border:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top}
-th{background:#f4f4f4}td.n{text-align:right}
+th{background:#f4f4f4}td.n{text-align:right}td.zero{color:#bbb}
 .s-pass{color:#2e7d32}.s-fail{color:#c62828;font-weight:bold}.s-error{color:#6a1b9a;font-weight:bold}
 .s-not-supported,.s-skipped{color:#b26a00}.s-not-applicable{color:#777}
 .meta{color:#555}.msg{font-family:ui-monospace,monospace;white-space:pre-wrap;word-break:break-word}
@@ -156,7 +156,7 @@ details{margin:.2em 0}
  · spec {{.SpecVersion}} · {{.Summary.Specs}} specs ({{.Summary.Ran}} ran) in {{printf "%.1f" .Summary.DurationSeconds}} s
  · {{.Tool.Name}} {{.Tool.Version}}{{with .Tool.Commit}} ({{.}}){{end}} · {{.GeneratedAt.Format "2006-01-02 15:04:05Z07:00"}}</span></p>
 <table><tr><th>level</th>{{range $.Statuses}}<th>{{.}}</th>{{end}}</tr>
-{{range $l := $.Levels}}<tr><th>{{$l}}</th>{{range $s := $.Statuses}}<td class="n s-{{$s}}">{{count $.R $l $s}}</td>{{end}}</tr>
+{{range $l := $.Levels}}<tr><th>{{$l}}</th>{{range $s := $.Statuses}}{{$c := count $.R $l $s}}<td class="n{{if $c}} s-{{$s}}{{else}} zero{{end}}">{{$c}}</td>{{end}}</tr>
 {{end}}</table>
 {{with .HarnessErrors}}<h2>Harness errors</h2><ul>{{range .}}<li class="msg">{{.}}</li>{{end}}</ul>{{end}}
 {{with .Failing}}<h2>Not passed</h2>
