@@ -49,8 +49,7 @@ func startInstance(t *testing.T, name, spec string) *instance {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = logf
-	stdout, err := cmd.StdoutPipe()
+	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,24 +57,31 @@ func startInstance(t *testing.T, name, spec string) *instance {
 		t.Fatalf("start instance %s: %v", name, err)
 	}
 	in := &instance{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	urlc := make(chan string, 1)
+	copied := make(chan struct{})
 	go func() {
+		// Copy the log to a file, picking the URL out of the line that
+		// announces it: ... msg="serving MCP over Streamable HTTP" url=http://… store=…
+		defer close(copied)
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(logf, line)
+			if _, rest, ok := strings.Cut(line, " url="); ok && !sent {
+				u, _, _ := strings.Cut(rest, " ")
+				urlc <- u
+				sent = true
+			}
+		}
+	}()
+	go func() {
+		<-copied
 		_ = cmd.Wait()
 		_ = logf.Close()
 		close(in.done)
 	}()
 	t.Cleanup(func() { in.stop(t) })
-	urlc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
-				urlc <- strings.TrimSpace(u)
-				break
-			}
-		}
-		for sc.Scan() { // keep draining so the process never blocks on stdout
-		}
-	}()
 	select {
 	case in.url = <-urlc:
 	case <-in.done:

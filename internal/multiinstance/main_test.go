@@ -1,82 +1,63 @@
 package multiinstance_test
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
-	"os/signal"
-	"syscall"
+	"path/filepath"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/mcptasks/mcptasks/internal/testenv"
-	"github.com/mcptasks/mcptasks/stores/storeurl"
-	"github.com/mcptasks/mcptasks/tasks"
-	"github.com/mcptasks/mcptasks/tasks/server"
-	"github.com/mcptasks/mcptasks/tasks/server/reference"
-)
-
-// When the test binary is started with these variables set it runs as one
-// server instance instead of running tests.
-const (
-	envServeStore  = "MCPTASKS_MULTIINSTANCE_STORE"
-	envServeTokens = "MCPTASKS_MULTIINSTANCE_TOKENS"
 )
 
 func TestMain(m *testing.M) {
-	if spec := os.Getenv(envServeStore); spec != "" {
-		os.Exit(serve(spec, os.Getenv(envServeTokens)))
+	code := testenv.Main(m)
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
 	}
-	os.Exit(testenv.Main(m))
+	os.Exit(code)
 }
 
-// serverCommand returns the command that runs one instance on spec.
-func serverCommand(t *testing.T, spec string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), envServeStore+"="+spec, envServeTokens+"="+tokenFile(t))
-	return cmd
-}
+var (
+	buildOnce sync.Once
+	binDir    string
+	binPath   string
+	buildErr  error
+)
 
-// serve runs the reference server (fixture tools, bearer tokens, short
-// leases) on the store spec names, prints "listening on URL" and serves
-// until SIGTERM.
-func serve(spec, tokens string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	cfg := tasks.Config{PollInterval: time.Second}
-	st, err := storeurl.Open(ctx, spec, cfg)
-	if err != nil {
-		log.Error("open store", "err", err)
-		return 1
-	}
-	defer st.Close()
-	verifier, err := server.LoadTokenFile(tokens)
-	if err != nil {
-		log.Error("tokens", "err", err)
-		return 1
-	}
-	inst, err := reference.Start(ctx, reference.Options{
-		Config: cfg,
-		Store:  st,
-		Logger: log,
-		EngineOptions: []tasks.EngineOption{
-			tasks.WithLeaseDuration(leaseDuration), tasks.WithReapInterval(reapInterval),
-		},
-		ServerOptions: []server.Option{server.WithTokenVerifier(verifier)},
+// taskserver builds cmd/taskserver once per test binary and returns its
+// path.
+func taskserver(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "mcptasks-multiinstance-")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "taskserver")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/mcptasks/mcptasks/cmd/taskserver").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/taskserver: %v\n%s", err, out)
+		}
 	})
-	if err != nil {
-		log.Error("start server", "err", err)
-		return 1
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	fmt.Printf("listening on %s\n", inst.URL)
-	<-ctx.Done()
-	cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := inst.Close(cctx); err != nil {
-		log.Error("close", "err", err)
-	}
-	return 0
+	return binPath
+}
+
+// serverCommand returns the command that runs one cmd/taskserver instance
+// on store spec: a free loopback port, the fixture tools, the test
+// tokens, and short leases so a lost instance's work fails quickly.
+func serverCommand(t *testing.T, spec string) *exec.Cmd {
+	return exec.Command(taskserver(t),
+		"--addr", "127.0.0.1:0",
+		"--store", spec,
+		"--fixtures",
+		"--tokens", tokenFile(t),
+		"--lease", leaseDuration.String(),
+		"--reap-interval", reapInterval.String(),
+		"--log-level", "info",
+	)
 }
