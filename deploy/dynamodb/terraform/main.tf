@@ -1,0 +1,47 @@
+# mcptasks task store: one DynamoDB table with the by_owner index and TTL on
+# expires_at. The layout must match stores/dynamodb TableDefinition; the
+# store's tests check the names below.
+
+resource "aws_dynamodb_table" "tasks" {
+  name                        = var.table_name
+  billing_mode                = "PAY_PER_REQUEST"
+  hash_key                    = "pk"
+  deletion_protection_enabled = var.deletion_protection
+
+  attribute {
+    name = "pk"
+    type = "S"
+  }
+
+  attribute {
+    name = "owner"
+    type = "S"
+  }
+
+  attribute {
+    name = "created_key"
+    type = "S"
+  }
+
+  global_secondary_index {
+    name            = "by_owner"
+    hash_key        = "owner"
+    range_key       = "created_key"
+    projection_type = "ALL"
+  }
+
+  ttl {
+    attribute_name = "expires_at"
+    enabled        = true
+  }
+
+  point_in_time_recovery {
+    enabled = var.point_in_time_recovery
+  }
+
+  server_side_encryption {
+    enabled = true
+  }
+
+  tags = var.tags
+}
