@@ -40,6 +40,12 @@ func client(tb testing.TB) (*ddb.Client, testenv.DynamoDBKind) {
 	return c, kind
 }
 
+// clientEndpoint returns the test server's endpoint and kind.
+func clientEndpoint(tb testing.TB) (string, testenv.DynamoDBKind) {
+	tb.Helper()
+	return testenv.DynamoDBServer(tb)
+}
+
 // tableName returns a table name no other test uses (the servers refuse to
 // re-create a deleted name quickly, so names are never reused).
 func tableName(tb testing.TB) string {
