@@ -1,0 +1,69 @@
+package memory
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcptasks/mcptasks/tasks"
+)
+
+// TestIndexMatchesSortedSlice drives the block index with random inserts
+// and removals (many sharing a millisecond, so ids break ties) and compares
+// every walk with a plainly sorted slice.
+func TestIndexMatchesSortedSlice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var x index
+	var ref []*entry
+	cmp := func(a, b *entry) int { return less(a, tasks.CursorOf(b.rec)) }
+	for step := range 6000 {
+		if len(ref) > 0 && rng.IntN(4) == 0 {
+			i := rng.IntN(len(ref))
+			x.remove(ref[i])
+			ref = slices.Delete(ref, i, i+1)
+		} else {
+			e := &entry{rec: tasks.Record{
+				ID:        fmt.Sprintf("%08x", rng.Uint32()),
+				CreatedAt: base.Add(time.Duration(rng.IntN(40)) * time.Millisecond),
+			}}
+			x.insert(e)
+			pos, _ := slices.BinarySearchFunc(ref, e, cmp)
+			ref = slices.Insert(ref, pos, e)
+		}
+		if step%500 != 0 {
+			continue
+		}
+		var got []*entry
+		x.after(nil, func(e *entry) bool { got = append(got, e); return true })
+		if !slices.Equal(got, ref) {
+			t.Fatalf("step %d: walk differs from the sorted reference", step)
+		}
+		for _, b := range x.blocks {
+			if len(b) == 0 || len(b) > blockSize {
+				t.Fatalf("step %d: block of %d entries", step, len(b))
+			}
+		}
+		for range 20 {
+			if len(ref) == 0 {
+				break
+			}
+			i := rng.IntN(len(ref))
+			c := tasks.CursorOf(ref[i].rec)
+			var first *entry
+			x.after(&c, func(e *entry) bool { first = e; return false })
+			var want *entry
+			if i+1 < len(ref) {
+				want = ref[i+1]
+			}
+			if first != want {
+				t.Fatalf("step %d: the entry after %v is wrong", step, c)
+			}
+		}
+	}
+	if x.empty() != (len(ref) == 0) {
+		t.Fatal("empty() disagrees")
+	}
+}
