@@ -144,6 +144,8 @@ type Engine struct {
 // NewEngine returns an engine over store. cfg should be the Config the
 // store was opened with; defaults are applied. If store implements
 // LeaseStore the engine keeps leases on running work and reaps lost work.
+// Whatever the store, the engine watches each task it runs, so a cancel
+// made through another engine sharing the store also stops the work here.
 // Call Close to stop it.
 func NewEngine(store Store, cfg Config, opts ...EngineOption) *Engine {
 	e := &Engine{
@@ -252,8 +254,8 @@ func (e *Engine) Start(ctx context.Context, owner Owner, p CreateParams, work Wo
 	if e.lease != nil {
 		r.renewLease()
 		go r.keepLease()
-		go r.watch()
 	}
+	go r.watch()
 	go r.execute(work)
 	return rec, nil
 }

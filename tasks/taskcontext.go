@@ -208,8 +208,8 @@ func (r *run) keepLease() {
 	}
 }
 
-// watch stops the work when another instance ends the task (a cancel
-// through a different server, or the reaper).
+// watch stops the work when the task is ended by anyone else: a cancel
+// through another engine sharing the store, or the reaper.
 func (r *run) watch() {
 	r.mu.Lock()
 	v := r.current.Version

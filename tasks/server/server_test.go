@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
 	"github.com/mcptasks/mcptasks/tasks/server"
@@ -960,5 +961,50 @@ func TestConcurrentClients(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+func TestTwoInstancesShareOneStore(t *testing.T) {
+	cfg := tasks.Config{PollInterval: 50 * time.Millisecond}.WithDefaults()
+	shared := memory.New(cfg)
+	defer shared.Close()
+	tokens := server.NewStaticTokens(map[string]string{"tok": "alice"})
+	opts := reference.Options{Config: cfg, Store: shared, ServerOptions: []server.Option{server.WithTokenVerifier(tokens)}}
+	a := start(t, opts)
+	b := start(t, opts)
+	ctx := testCtx(t)
+	ca := connect(t, a.URL, client.WithHeader("Authorization", "Bearer tok"))
+	cb := connect(t, b.URL, client.WithHeader("Authorization", "Bearer tok"))
+
+	ct, err := ca.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 200}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err := cb.GetTask(ctx, ct.Task.TaskID); err != nil || g.Status != "working" {
+		t.Fatalf("instance B sees %+v %v", g, err)
+	}
+	if p, err := cb.Result(ctx, ct.Task.TaskID); err != nil || !bytes.Contains(p, []byte(`"ms":200`)) {
+		t.Fatalf("result awaited on B: %s %v", p, err)
+	}
+	ct, err = ca.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 60000}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err := cb.CancelTask(ctx, ct.Task.TaskID); err != nil || g.Status != "cancelled" {
+		t.Fatalf("cancel on B: %+v %v", g, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for a.Engine.Running() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := a.Engine.Running(); n != 0 {
+		t.Errorf("instance A still runs %d tasks after a cancel on B", n)
+	}
+	if g, _ := ca.GetTask(ctx, ct.Task.TaskID); g.Status != "cancelled" {
+		t.Errorf("A sees %q", g.Status)
+	}
+	list, err := cb.ListAllTasks(ctx, 10)
+	if err != nil || len(list) != 2 {
+		t.Errorf("B lists %d tasks (%v)", len(list), err)
 	}
 }

@@ -1,0 +1,315 @@
+// Command taskload measures tasks/get throughput and latency of an MCP
+// tasks server over Streamable HTTP. N concurrent sessions each create a
+// few tasks, then issue tasks/get on them for a fixed time. With
+// --baseline it also measures, in the same run, a bare net/http handler
+// that answers every POST with a JSON body of the same size, so the
+// server's cost can be read as a fraction of what plain HTTP allows.
+//
+//	taskload --url http://127.0.0.1:8080/mcp --clients 8 --duration 10s --baseline
+//	taskload --clients 8 --duration 5s --baseline     # starts the reference server in-process
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/server/reference"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type config struct {
+	url            string
+	clients        int
+	tasksPerClient int
+	duration       time.Duration
+	warmup         time.Duration
+	tool, args     string
+	headers        []string
+	baseline       bool
+	jsonOut        bool
+}
+
+type headerList []string
+
+func (h *headerList) String() string     { return strings.Join(*h, ", ") }
+func (h *headerList) Set(v string) error { *h = append(*h, v); return nil }
+
+// Result is one measured run.
+type Result struct {
+	Name      string  `json:"name"`
+	Requests  int     `json:"requests"`
+	Errors    int     `json:"errors"`
+	Seconds   float64 `json:"seconds"`
+	ReqPerSec float64 `json:"req_per_sec"`
+	P50Micros float64 `json:"p50_us"`
+	P99Micros float64 `json:"p99_us"`
+	BodyBytes int     `json:"body_bytes"`
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var c config
+	var hdrs headerList
+	fs := flag.NewFlagSet("taskload", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.url, "url", "", "MCP endpoint; empty starts the reference server in-process on loopback")
+	fs.IntVar(&c.clients, "clients", 8, "concurrent sessions")
+	fs.IntVar(&c.tasksPerClient, "tasks", 4, "tasks each session creates and then polls")
+	fs.DurationVar(&c.duration, "duration", 5*time.Second, "measuring time per run")
+	fs.DurationVar(&c.warmup, "warmup", time.Second, "unmeasured time before each run")
+	fs.StringVar(&c.tool, "tool", "fixture_sleep", "task-capable tool used to create the tasks")
+	fs.StringVar(&c.args, "args", `{"ms":0}`, "arguments of that tool, as JSON")
+	fs.Var(&hdrs, "header", "extra HTTP header \"Key: Value\" on every request (repeatable), e.g. Authorization")
+	fs.BoolVar(&c.baseline, "baseline", false, "also measure a bare net/http handler returning a same-size JSON body")
+	fs.BoolVar(&c.jsonOut, "json", false, "print results as JSON")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	c.headers = hdrs
+	if c.clients < 1 || c.tasksPerClient < 1 || c.duration <= 0 {
+		fmt.Fprintln(stderr, "taskload: --clients, --tasks and --duration must be positive")
+		return 2
+	}
+	results, err := measure(context.Background(), c)
+	if err != nil {
+		fmt.Fprintln(stderr, "taskload:", err)
+		return 1
+	}
+	report(stdout, c, results)
+	return 0
+}
+
+func report(w io.Writer, c config, results []Result) {
+	if c.jsonOut {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(results)
+		return
+	}
+	fmt.Fprintf(w, "%d clients, %s per run\n", c.clients, c.duration)
+	for _, r := range results {
+		fmt.Fprintf(w, "%-10s %9.0f req/s  p50 %7.0f µs  p99 %7.0f µs  %d requests, %d errors, body %d B\n",
+			r.Name, r.ReqPerSec, r.P50Micros, r.P99Micros, r.Requests, r.Errors, r.BodyBytes)
+	}
+	if len(results) == 2 && results[1].ReqPerSec > 0 {
+		fmt.Fprintf(w, "tasks/get reaches %.0f%% of the bare HTTP baseline\n", 100*results[0].ReqPerSec/results[1].ReqPerSec)
+	}
+}
+
+// measure runs the tasks/get load and, if asked, the baseline.
+func measure(ctx context.Context, c config) ([]Result, error) {
+	if c.url == "" {
+		inst, err := reference.Start(ctx, reference.Options{Config: tasks.Config{MaxTasksPerOwner: -1}})
+		if err != nil {
+			return nil, err
+		}
+		defer inst.Close(context.Background())
+		c.url = inst.URL
+	}
+	hc := &http.Client{Transport: &http.Transport{
+		MaxIdleConns:        c.clients * 2,
+		MaxIdleConnsPerHost: c.clients * 2,
+		IdleConnTimeout:     time.Minute,
+	}}
+	defer hc.CloseIdleConnections()
+	workers := make([]*worker, c.clients)
+	for i := range workers {
+		w, err := newWorker(ctx, hc, c)
+		if err != nil {
+			return nil, fmt.Errorf("session %d: %w", i, err)
+		}
+		workers[i] = w
+	}
+	sample, err := workers[0].get(ctx, 0)
+	if err != nil {
+		return nil, fmt.Errorf("first tasks/get: %w", err)
+	}
+	res := load(ctx, "tasks/get", workers, c)
+	res.BodyBytes = len(sample)
+	out := []Result{res}
+	if c.baseline {
+		b, err := baseline(ctx, hc, c, sample)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// worker is one session with its tasks and prepared request bodies.
+type worker struct {
+	hc      *http.Client
+	url     string
+	headers http.Header
+	bodies  [][]byte
+}
+
+func (w *worker) post(ctx context.Context, body []byte) ([]byte, http.Header, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header = w.headers.Clone()
+	resp, err := w.hc.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, b)
+	}
+	return b, resp.Header, nil
+}
+
+var taskIDRe = regexp.MustCompile(`"taskId":"([^"]+)"`)
+
+func newWorker(ctx context.Context, hc *http.Client, c config) (*worker, error) {
+	w := &worker{hc: hc, url: c.url, headers: http.Header{}}
+	w.headers.Set("Content-Type", "application/json")
+	w.headers.Set("Accept", "application/json, text/event-stream")
+	for _, h := range c.headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok {
+			return nil, fmt.Errorf("--header %q: want \"Key: Value\"", h)
+		}
+		w.headers.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	_, hdr, err := w.post(ctx, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"taskload","version":"1"}}}`))
+	if err != nil {
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	if sid := hdr.Get("Mcp-Session-Id"); sid != "" {
+		w.headers.Set("Mcp-Session-Id", sid)
+	}
+	w.headers.Set("Mcp-Protocol-Version", "2025-11-25")
+	if _, _, err := w.post(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
+		return nil, fmt.Errorf("notifications/initialized: %w", err)
+	}
+	for i := range c.tasksPerClient {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s,"task":{}}}`, i+1, c.tool, c.args)
+		b, _, err := w.post(ctx, []byte(body))
+		if err != nil {
+			return nil, fmt.Errorf("tools/call: %w", err)
+		}
+		m := taskIDRe.FindSubmatch(b)
+		if m == nil {
+			return nil, fmt.Errorf("tools/call did not create a task: %s", b)
+		}
+		w.bodies = append(w.bodies, []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"`+string(m[1])+`"}}`))
+	}
+	return w, nil
+}
+
+func (w *worker) get(ctx context.Context, i int) ([]byte, error) {
+	b, _, err := w.post(ctx, w.bodies[i%len(w.bodies)])
+	if err == nil && !bytes.Contains(b, []byte(`"result"`)) {
+		err = fmt.Errorf("tasks/get failed: %s", b)
+	}
+	return b, err
+}
+
+// load runs every worker for warmup+duration and measures the second part.
+func load(ctx context.Context, name string, workers []*worker, c config) Result {
+	type stats struct {
+		lat  []time.Duration
+		errs int
+	}
+	all := make([]stats, len(workers))
+	start := time.Now()
+	measureFrom := start.Add(c.warmup)
+	end := measureFrom.Add(c.duration)
+	var wg sync.WaitGroup
+	for i, w := range workers {
+		wg.Go(func() {
+			st := &all[i]
+			st.lat = make([]time.Duration, 0, 1<<16)
+			for n := 0; ; n++ {
+				t0 := time.Now()
+				if !t0.Before(end) {
+					return
+				}
+				_, err := w.get(ctx, n)
+				d := time.Since(t0)
+				if t0.Before(measureFrom) {
+					continue
+				}
+				if err != nil {
+					st.errs++
+					continue
+				}
+				st.lat = append(st.lat, d)
+			}
+		})
+	}
+	wg.Wait()
+	var lat []time.Duration
+	errs := 0
+	for _, s := range all {
+		lat = append(lat, s.lat...)
+		errs += s.errs
+	}
+	slices.Sort(lat)
+	r := Result{Name: name, Requests: len(lat), Errors: errs, Seconds: c.duration.Seconds()}
+	r.ReqPerSec = float64(len(lat)) / c.duration.Seconds()
+	if len(lat) > 0 {
+		r.P50Micros = float64(lat[len(lat)/2].Microseconds())
+		r.P99Micros = float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())
+	}
+	return r
+}
+
+// baseline serves a bare handler returning body and loads it the same way.
+func baseline(ctx context.Context, hc *http.Client, c config, body []byte) (Result, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return Result{}, err
+	}
+	size := strconv.Itoa(len(body))
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", size)
+		_, _ = w.Write(body)
+	}), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	url := "http://" + ln.Addr().String() + "/"
+	workers := make([]*worker, c.clients)
+	for i := range workers {
+		h := http.Header{}
+		h.Set("Content-Type", "application/json")
+		h.Set("Accept", "application/json, text/event-stream")
+		h.Set("Mcp-Session-Id", "0123456789abcdef0123456789abcdef0123")
+		h.Set("Mcp-Protocol-Version", "2025-11-25")
+		workers[i] = &worker{hc: hc, url: url, headers: h,
+			bodies: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"00000000-0000-4000-8000-000000000000"}}`)}}
+	}
+	r := load(ctx, "baseline", workers, c)
+	r.BodyBytes = len(body)
+	return r, nil
+}

@@ -1,0 +1,107 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/server"
+	"github.com/mcptasks/mcptasks/tasks/server/reference"
+)
+
+// benchSession initializes a session over raw HTTP and creates one task.
+func benchSession(b *testing.B, hc *http.Client, url string) (http.Header, []byte) {
+	b.Helper()
+	post := func(h http.Header, body string) (*http.Response, []byte) {
+		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader([]byte(body)))
+		req.Header = h.Clone()
+		resp, err := hc.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		return resp, out
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	resp, _ := post(h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	h.Set(server.HeaderSessionID, resp.Header.Get(server.HeaderSessionID))
+	h.Set(server.HeaderProtocolVersion, "2025-11-25")
+	_, out := post(h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fixture_sleep","arguments":{"ms":0},"task":{}}}`)
+	m := regexp.MustCompile(`"taskId":"([^"]+)"`).FindSubmatch(out)
+	if m == nil {
+		b.Fatalf("no task: %s", out)
+	}
+	return h, []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"` + string(m[1]) + `"}}`)
+}
+
+// BenchmarkTasksGetHTTP measures tasks/get over loopback HTTP from 8
+// concurrent sessions (RunParallel with 8 goroutines on this machine's
+// cores) and reports the 50th and 99th latency percentiles.
+func BenchmarkTasksGetHTTP(b *testing.B) {
+	inst, err := reference.Start(context.Background(), reference.Options{Config: tasks.Config{MaxTasksPerOwner: -1}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer inst.Close(context.Background())
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	defer hc.CloseIdleConnections()
+	const clients = 8
+	type sess struct {
+		h    http.Header
+		body []byte
+	}
+	pool := make(chan sess, clients*4)
+	for range cap(pool) {
+		h, body := benchSession(b, hc, inst.URL)
+		pool <- sess{h, body}
+	}
+	var mu sync.Mutex
+	var lat []time.Duration
+	procs := max(1, clients/max(1, runtimeProcs()))
+	b.SetParallelism(procs)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		s := <-pool
+		local := make([]time.Duration, 0, 1024)
+		for pb.Next() {
+			t0 := time.Now()
+			req, _ := http.NewRequest(http.MethodPost, inst.URL, bytes.NewReader(s.body))
+			req.Header = s.h.Clone()
+			resp, err := hc.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				b.Errorf("HTTP %d", resp.StatusCode)
+				return
+			}
+			local = append(local, time.Since(t0))
+		}
+		mu.Lock()
+		lat = append(lat, local...)
+		mu.Unlock()
+	})
+	b.StopTimer()
+	slices.Sort(lat)
+	if len(lat) > 0 {
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds()), "p99-µs")
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	}
+}
+
+func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
