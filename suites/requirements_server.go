@@ -75,7 +75,9 @@ var serverRequirements = []Requirement{
 
 	// TTL.
 	{ID: "TASKS-TTL-003", Level: LevelMay, Section: secTasks + " § TTL and Resource Management", Feature: "core", Summary: "The granted ttl may differ from the one requested, and is reported."},
-	{ID: "MCPT-TTLREQ-001", Level: LevelMust, Section: secServer, Feature: "core", Summary: "Zero, negative and absurd ttl requests are refused with -32602 or adjusted; a created task never disappears at once."},
+	// Not an MCP rule (a granted ttl of 0 is allowed by the spec): a
+	// toolkit recommendation, so SHOULD.
+	{ID: "MCPT-TTLREQ-001", Level: LevelShould, Section: secServer, Feature: "core", Summary: "Zero, negative and absurd ttl requests are refused with -32602 or adjusted; a created task never disappears at once."},
 
 	// Notifications and progress.
 	{ID: "TASKS-NOTIF-001", Level: LevelMay, Section: secTasks + " § Task Status Notification", Feature: "core", Summary: "Status notifications are optional; those sent are well formed and carry the whole task."},

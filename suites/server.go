@@ -72,6 +72,8 @@ type ServerConfig struct {
 	// server has no such tool.
 	Fixtures map[string]string
 	// FixtureArgs renames fixture arguments: "sleep.ms" -> "duration_ms".
+	// An empty name leaves the argument out of the call (for tools that
+	// take no such argument).
 	FixtureArgs map[string]string
 	// TaskTimeout bounds how long a spec waits for a task to reach a
 	// status (default 15 s).
@@ -115,9 +117,10 @@ func (c ServerConfig) ToolName(role string) string {
 	return "fixture_" + role
 }
 
-// ArgName returns the server's name for argument arg of fixture role.
+// ArgName returns the server's name for argument arg of fixture role; ""
+// means the argument is left out.
 func (c ServerConfig) ArgName(role, arg string) string {
-	if name, ok := c.FixtureArgs[role+"."+arg]; ok && name != "" {
+	if name, ok := c.FixtureArgs[role+"."+arg]; ok {
 		return name
 	}
 	return arg

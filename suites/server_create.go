@@ -13,8 +13,8 @@ import (
 var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 	env.It("answers a task-augmented call with a CreateTaskResult", "TASKS-RESULT-001", func(ctx SpecContext) {
 		env.RequireTaskTools()
-		name := env.Fixture(FixtureSleep)
-		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(FixtureSleep, map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
+		name := env.Fixture(env.TaskSleep())
+		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(validateDef("CreateTaskResult", raw)).To(Succeed())
 		obj := rawTaskMembers(raw, true)
@@ -24,8 +24,8 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 
 	env.It("wraps the task in a task member instead of flattening it", "TASKS-WIRE-CREATE-001", func(ctx SpecContext) {
 		env.RequireTaskTools()
-		name := env.Fixture(FixtureSleep)
-		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(FixtureSleep, map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
+		name := env.Fixture(env.TaskSleep())
+		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
 		Expect(err).NotTo(HaveOccurred())
 		var top map[string]json.RawMessage
 		Expect(json.Unmarshal(raw, &top)).To(Succeed())
@@ -37,7 +37,7 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 
 	env.It("returns the CreateTaskResult at once, before the work is done", "TASKS-RESULT-002", func(ctx SpecContext) {
 		env.RequireTaskTools()
-		env.Fixture(FixtureSleep)
+		env.Fixture(env.TaskSleep())
 		const ms = 2000
 		start := time.Now()
 		created := env.Sleep(ctx, ms)
@@ -53,7 +53,7 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 
 	env.It("accepts task creation with and without a requested ttl", "TASKS-CREATE-001", func(ctx SpecContext) {
 		for _, ttl := range []*int64{nil, ptr(int64(60000))} {
-			created := env.CreateOn(ctx, env.A, FixtureSleep, map[string]any{"ms": 0}, ttl)
+			created := env.CreateOn(ctx, env.A, env.TaskSleep(), map[string]any{"ms": 0}, ttl)
 			Expect(created.Task.TaskID).NotTo(BeEmpty())
 		}
 	})
@@ -80,8 +80,8 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 
 	env.It("mints the task id itself, ignoring one proposed by the client", "TASKS-ID-002", func(ctx SpecContext) {
 		env.RequireTaskTools()
-		name := env.Fixture(FixtureSleep)
-		params := client.ToolCall{Name: name, Arguments: env.Args(FixtureSleep, map[string]any{"ms": 0})}.Params()
+		name := env.Fixture(env.TaskSleep())
+		params := client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0})}.Params()
 		params["task"] = map[string]any{"taskId": "client-chosen-id"}
 		raw, err := env.A.Call(ctx, "tools/call", params)
 		Expect(err).NotTo(HaveOccurred())
@@ -102,8 +102,8 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 
 	env.It("uses JSON strings for task ids", "TASKS-ID-001", func(ctx SpecContext) {
 		env.RequireTaskTools()
-		name := env.Fixture(FixtureSleep)
-		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(FixtureSleep, map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
+		name := env.Fixture(env.TaskSleep())
+		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
 		Expect(err).NotTo(HaveOccurred())
 		id := rawTaskMembers(raw, true)["taskId"]
 		Expect(string(id)).To(HavePrefix(`"`), "taskId %s is not a JSON string", id)

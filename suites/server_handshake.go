@@ -60,11 +60,8 @@ var _ = describeServer("Handshake and capabilities", "handshake", func(env *Serv
 	})
 
 	env.It("declares a tasks capability whenever it accepts task-augmented calls", "TASKS-CAP-001", func(ctx SpecContext) {
-		name := env.Config.ToolName(FixtureSleep)
-		if _, ok := env.Tools[name]; !ok {
-			NotSupported("no optional task tool (fixture %q) to try", FixtureSleep)
-		}
-		_, err := env.A.CallToolAsTask(ctx, name, env.Args(FixtureSleep, map[string]any{"ms": 0}), nil)
+		role := env.TaskSleep()
+		_, err := env.A.CallToolAsTask(ctx, env.Config.ToolName(role), env.Args(role, map[string]any{"ms": 0}), nil)
 		if err != nil {
 			Expect(env.Caps.ToolsCall).To(BeFalse(), "tasks.requests.tools.call is declared but a task-augmented call failed: %v", err)
 			return

@@ -53,7 +53,9 @@ func (env *ServerEnv) Fixture(role string) string {
 func (env *ServerEnv) Args(role string, args map[string]any) map[string]any {
 	out := make(map[string]any, len(args))
 	for k, v := range args {
-		out[env.Config.ArgName(role, k)] = v
+		if name := env.Config.ArgName(role, k); name != "" {
+			out[name] = v
+		}
 	}
 	return out
 }
@@ -130,7 +132,25 @@ func (env *ServerEnv) Create(ctx context.Context, role string, args map[string]a
 // Sleep creates a sleep fixture task of ms milliseconds.
 func (env *ServerEnv) Sleep(ctx context.Context, ms int) *client.CreateTaskResult {
 	ginkgo.GinkgoHelper()
-	return env.Create(ctx, FixtureSleep, map[string]any{"ms": ms})
+	return env.Create(ctx, env.TaskSleep(), map[string]any{"ms": ms})
+}
+
+// TaskSleep returns the fixture role used to create timed tasks: the
+// optional sleep tool if the server lists it, else the required one. Only
+// specs that also call the tool plainly insist on the optional one.
+func (env *ServerEnv) TaskSleep() string {
+	ginkgo.GinkgoHelper()
+	for _, role := range []string{FixtureSleep, FixtureSleepRequired} {
+		want := "optional"
+		if role == FixtureSleepRequired {
+			want = "required"
+		}
+		if t, ok := env.Tools[env.Config.ToolName(role)]; ok && env.Config.ToolName(role) != "" && t.TaskSupport() == want {
+			return role
+		}
+	}
+	NotSupported("the server lists neither a %q nor a %q fixture tool (map one with --fixture sleep=<tool> or --fixture sleep_required=<tool>)", FixtureSleep, FixtureSleepRequired)
+	return ""
 }
 
 // AwaitOn polls tasks/get through c until the task is terminal, honouring

@@ -3,7 +3,9 @@ package suites
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -22,32 +24,70 @@ type inputRun struct {
 	statuses     []string
 }
 
-// runInput creates an input fixture task on a client whose elicitation
-// answers are recorded, polls until input_required, then calls
-// tasks/result (which carries the elicitation) and waits for the end.
+// inputGrace is how long the harness holds back its answer to an
+// elicitation while it waits to see the task in input_required.
+const inputGrace = 3 * time.Second
+
+// runInput creates an input fixture task and polls it. The elicitation may
+// arrive on any stream (tasks/result, the GET stream); the harness answers
+// it only once tasks/get has shown input_required, or after inputGrace, so
+// the status can be observed even when the server asks at once.
 func runInput(ctx SpecContext, env *ServerEnv) *inputRun {
 	GinkgoHelper()
 	env.RequireTaskTools()
 	env.Fixture(FixtureInput)
 	var (
-		mu  sync.Mutex
-		run inputRun
+		mu       sync.Mutex
+		run      inputRun
+		seenOnce sync.Once
 	)
-	handler := func(ctx context.Context, req *client.Message) (any, error) {
+	seen := make(chan struct{})
+	markSeen := func() { seenOnce.Do(func() { close(seen) }) }
+	handler := func(hctx context.Context, req *client.Message) (any, error) {
 		if req.Method == "elicitation/create" {
 			mu.Lock()
 			run.elicitations = append(run.elicitations, req)
 			mu.Unlock()
+			select {
+			case <-seen:
+			case <-time.After(inputGrace):
+			case <-hctx.Done():
+			}
 		}
-		return answerElicitation(ctx, req)
+		return answerElicitation(hctx, req)
 	}
 	c := env.Connect(ctx, env.Config.URLs[0], env.Config.Headers, client.WithRequestHandler(handler))
 	_ = c.OpenStream(ctx) // messages for the task may come on any stream
 	created := env.CreateOn(ctx, c, FixtureInput, map[string]any{"question": "What is your name?"}, nil)
 	run.taskID = created.Task.TaskID
+	if created.Task.Status == "input_required" {
+		run.sawInput = true
+		markSeen()
+	}
+	// tasks/result carries the elicitation on servers that deliver it
+	// there; it runs alongside the polling.
+	type outcome struct {
+		payload json.RawMessage
+		err     error
+	}
+	resCh := make(chan outcome, 1)
+	go func() {
+		defer GinkgoRecover()
+		p, err := c.Result(ctx, run.taskID)
+		resCh <- outcome{p, err}
+	}()
 	t := env.PollUntil(ctx, c, run.taskID, func(t *client.Task) bool { return t.Status == "input_required" })
-	run.sawInput = t.Status == "input_required"
-	run.payload, run.resultErr = c.Result(ctx, run.taskID)
+	if t.Status == "input_required" {
+		run.sawInput = true
+	}
+	markSeen()
+	var res outcome
+	select {
+	case res = <-resCh:
+	case <-time.After(env.Config.TaskTimeout):
+		res.err = fmt.Errorf("tasks/result did not return within %s", env.Config.TaskTimeout)
+	}
+	run.payload, run.resultErr = res.payload, res.err
 	run.final = env.AwaitOn(ctx, c, run.taskID, func(t *client.Task) { run.statuses = append(run.statuses, t.Status) })
 	mu.Lock()
 	defer mu.Unlock()

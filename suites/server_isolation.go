@@ -45,7 +45,7 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 		env.RequireList()
 		b := env.B(ctx)
 		mine := env.Sleep(ctx, 0)
-		theirs := env.CreateOn(ctx, b, FixtureSleep, map[string]any{"ms": 0}, nil)
+		theirs := env.CreateOn(ctx, b, env.TaskSleep(), map[string]any{"ms": 0}, nil)
 		ids := func(c *client.Client) []string {
 			all, err := c.ListAllTasks(ctx, 1000)
 			Expect(err).NotTo(HaveOccurred())

@@ -16,7 +16,7 @@ import (
 func statusNotifications(ctx SpecContext, env *ServerEnv) (string, []*client.Message) {
 	GinkgoHelper()
 	env.RequireTaskTools()
-	env.Fixture(FixtureSleep)
+	env.Fixture(env.TaskSleep())
 	if err := env.A.OpenStream(ctx); err != nil {
 		AddReportEntry("GET stream", err.Error(), ReportEntryVisibilityFailureOrVerbose)
 	}

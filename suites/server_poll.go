@@ -26,7 +26,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 
 	env.It("includes the ttl in force, or null, in every tasks/get result", "TASKS-TTL-004", func(ctx SpecContext) {
 		for _, ttl := range []*int64{nil, ptr(int64(60000))} {
-			created := env.CreateOn(ctx, env.A, FixtureSleep, map[string]any{"ms": 0}, ttl)
+			created := env.CreateOn(ctx, env.A, env.TaskSleep(), map[string]any{"ms": 0}, ttl)
 			raw, err := env.A.Call(ctx, "tasks/get", map[string]string{"taskId": created.Task.TaskID})
 			Expect(err).NotTo(HaveOccurred())
 			expectTTLMember(rawTaskMembers(raw, false), "tasks/get")

@@ -23,8 +23,8 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 	env.It("refuses a plain call to a tool that requires tasks with -32601", "TASKS-TOOLNEG-006", func(ctx SpecContext) {
 		env.RequireTaskTools()
 		name := env.Fixture(FixtureSleepRequired)
-		_, err := env.A.CallTool(ctx, name, env.Args(FixtureSleepRequired, map[string]any{"ms": 0}))
-		Expect(err).To(HaveOccurred(), "a plain call to %q (taskSupport required) succeeded", name)
+		res, err := env.A.CallTool(ctx, name, env.Args(FixtureSleepRequired, map[string]any{"ms": 0}))
+		Expect(err).To(HaveOccurred(), "a plain call to %q (taskSupport required) was answered with a result instead of JSON-RPC error -32601: %s", name, truncateRaw(res))
 		var rpc *client.RPCError
 		Expect(errors.As(err, &rpc)).To(BeTrue(), "expected a JSON-RPC error, got %v", err)
 		if rpc.Code == -32600 {

@@ -11,7 +11,7 @@ import (
 var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 	env.It("reports the ttl it granted, which may differ from the request", "TASKS-TTL-003", func(ctx SpecContext) {
 		for _, want := range []int64{1000, 60000} {
-			created := env.CreateOn(ctx, env.A, FixtureSleep, map[string]any{"ms": 0}, ptr(want))
+			created := env.CreateOn(ctx, env.A, env.TaskSleep(), map[string]any{"ms": 0}, ptr(want))
 			t, err := env.A.GetTask(ctx, created.Task.TaskID)
 			Expect(err).NotTo(HaveOccurred())
 			granted := "null"
@@ -25,7 +25,7 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 
 	env.It("caps a huge requested ttl", "TASKS-RSRC-002", func(ctx SpecContext) {
 		const tenYears = int64(315360000000)
-		created := env.CreateOn(ctx, env.A, FixtureSleep, map[string]any{"ms": 0}, ptr(tenYears))
+		created := env.CreateOn(ctx, env.A, env.TaskSleep(), map[string]any{"ms": 0}, ptr(tenYears))
 		t, err := env.A.GetTask(ctx, created.Task.TaskID)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(t.TTL).NotTo(BeNil(), "a ten-year ttl request was granted as unlimited")
@@ -34,9 +34,9 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 
 	env.It("rejects or clamps zero, negative and huge ttl requests, never losing the task at once", "MCPT-TTLREQ-001", func(ctx SpecContext) {
 		env.RequireTaskTools()
-		name := env.Fixture(FixtureSleep)
+		name := env.Fixture(env.TaskSleep())
 		for _, ttl := range []int64{0, -1, -60000, 1 << 62} {
-			res, err := env.A.CallToolAsTask(ctx, name, env.Args(FixtureSleep, map[string]any{"ms": 0}), ptr(ttl))
+			res, err := env.A.CallToolAsTask(ctx, name, env.Args(env.TaskSleep(), map[string]any{"ms": 0}), ptr(ttl))
 			if err != nil {
 				ExpectRPCError(err, -32602, fmt.Sprintf("a refused ttl of %d", ttl))
 				continue
@@ -54,7 +54,7 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 	env.It("purges a task soon after its short ttl elapses", "TASKS-RSRC-003", func(ctx SpecContext) {
 		short := env.Config.ShortTTL.Milliseconds()
 		start := time.Now()
-		created := env.CreateOn(ctx, env.A, FixtureSleep, map[string]any{"ms": 0}, ptr(short))
+		created := env.CreateOn(ctx, env.A, env.TaskSleep(), map[string]any{"ms": 0}, ptr(short))
 		if created.Task.TTL == nil || time.Duration(*created.Task.TTL)*time.Millisecond > env.Config.ExpiryBudget {
 			NotSupported("the server granted ttl %s for a %d ms request, beyond the %s expiry budget", ttlString(created.Task.TTL), short, env.Config.ExpiryBudget)
 		}

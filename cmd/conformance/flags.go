@@ -59,7 +59,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	fs.Var(&c.headers, "header", "HTTP header 'Name: value' sent by identity A (repeatable), e.g. an Authorization header")
 	fs.Var(&c.headersB, "header-b", "HTTP header of a second identity B (repeatable); without it the isolation specs are not-supported")
 	fs.Var(&c.fixtures, "fixture", "map a fixture role to the server's tool: role=tool (repeatable; roles: "+strings.Join(roles(), ", ")+"); role= marks it absent")
-	fs.Var(&c.fixtureArgs, "fixture-arg", "rename a fixture argument: role.arg=name, e.g. sleep.ms=duration_ms (repeatable)")
+	fs.Var(&c.fixtureArgs, "fixture-arg", "rename a fixture argument: role.arg=name, e.g. sleep.ms=duration_ms; role.arg= leaves it out (repeatable)")
 	fs.StringVar(&c.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'level:must && !area:ttl'")
 	fs.StringVar(&c.focus, "focus", "", "only run specs whose text matches this regular expression")
 	fs.StringVar(&c.reportDir, "report-dir", "", "directory for conformance-report.json, junit.xml, summary.md and report.html (default ./conformance-results)")
@@ -202,8 +202,8 @@ func (c *config) serverConfig() (suites.ServerConfig, error) {
 	}
 	for _, f := range c.fixtureArgs {
 		key, name, ok := strings.Cut(f, "=")
-		if !ok || strings.TrimSpace(name) == "" {
-			return sc, usagef("--fixture-arg %q: want role.arg=name", f)
+		if !ok {
+			return sc, usagef("--fixture-arg %q: want role.arg=name (an empty name leaves the argument out)", f)
 		}
 		sc.FixtureArgs[strings.TrimSpace(key)] = strings.TrimSpace(name)
 	}
