@@ -103,3 +103,13 @@ var serverRequirements = []Requirement{
 	{ID: "TASKS-JSONRPC-004", Level: LevelMust, Section: secIndex + " › Result Responses", Feature: "core", Summary: "A success answer echoes the request id and holds a result member."},
 	{ID: "TASKS-WIRE-TASK-001", Level: LevelMust, Section: secWire + "Task", Feature: "core", Summary: "Every Task has taskId, status, createdAt, lastUpdatedAt and ttl."},
 }
+
+// ServerRequirementIDs lists the ids registered by the server half of the
+// suite (server specs also reuse store ids, which are not listed here).
+func ServerRequirementIDs() []string {
+	ids := make([]string, 0, len(serverRequirements))
+	for _, r := range serverRequirements {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
