@@ -25,6 +25,74 @@ import (
 
 func memoryFactory(_ testing.TB, cfg tasks.Config) (tasks.Store, error) { return memory.New(cfg), nil }
 
+// TestRunStoreReport certifies the memory store through RunStore and checks
+// the report it writes. It comes first: RunSpecs keeps the configuration of
+// the last run as Ginkgo's global one, and RunStore starts from it.
+func TestRunStoreReport(t *testing.T) {
+	globals.Reset()
+	dir := t.TempDir()
+	suites.RunStore(t, memoryFactory,
+		suites.WithReportDir(dir),
+		suites.WithImplementation("memory", "test"),
+		suites.WithTarget("memory"))
+	for _, f := range []string{report.FileJSON, report.FileJUnit, report.FileMarkdown, report.FileHTML} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatalf("report file missing: %v", err)
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, report.FileJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary.Verdict != report.VerdictConformant || rep.ExitCode() != report.ExitConformant {
+		t.Errorf("verdict %s, exit %d", rep.Summary.Verdict, rep.ExitCode())
+	}
+	if rep.Mode != "store" || rep.Implementation == nil || rep.Implementation.Name != "memory" {
+		t.Errorf("metadata: mode %q implementation %+v", rep.Mode, rep.Implementation)
+	}
+	if got, want := len(rep.Requirements), len(suites.StoreRequirements()); got != want {
+		t.Errorf("%d requirement entries, want %d", got, want)
+	}
+	for _, e := range rep.Requirements {
+		if e.Status != report.StatusPass {
+			t.Errorf("%s: %s %s", e.ID, e.Status, e.Message)
+		}
+	}
+	// Waiting specs really wait, so a run that executed them takes time; a
+	// dry run (which would pass everything) does not.
+	if rep.Summary.DurationSeconds < 0.05 {
+		t.Errorf("the run took %.3f s: the specs did not really run", rep.Summary.DurationSeconds)
+	}
+	if len(rep.HarnessErrors) != 0 {
+		t.Errorf("harness errors: %v", rep.HarnessErrors)
+	}
+
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(report.Schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource(report.SchemaID, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(report.SchemaID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Errorf("conformance-report.json does not match its schema: %v", err)
+	}
+}
+
 // TestRegistryCoverage walks the spec tree in a dry run.
 func TestRegistryCoverage(t *testing.T) {
 	rep := suitetest.Run(func() { suites.DescribeStore(memoryFactory) }, func(sc *types.SuiteConfig) { sc.DryRun = true })
@@ -107,64 +175,23 @@ func TestEmbeddedTwice(t *testing.T) {
 	}
 }
 
-// TestRunStoreReport certifies the memory store through RunStore and checks
-// the report it writes.
-func TestRunStoreReport(t *testing.T) {
-	globals.Reset()
-	dir := t.TempDir()
-	suites.RunStore(t, memoryFactory,
-		suites.WithReportDir(dir),
-		suites.WithImplementation("memory", "test"),
-		suites.WithTarget("memory"))
-	for _, f := range []string{report.FileJSON, report.FileJUnit, report.FileMarkdown, report.FileHTML} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			t.Fatalf("report file missing: %v", err)
-		}
+// TestFactoryErrorIsHarnessError checks that a store that cannot be opened
+// is reported as a harness error, not as a non-conformant store.
+func TestFactoryErrorIsHarnessError(t *testing.T) {
+	broken := func(testing.TB, tasks.Config) (tasks.Store, error) {
+		return nil, os.ErrPermission
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, report.FileJSON))
-	if err != nil {
-		t.Fatal(err)
+	gr := suitetest.Run(func() { suites.DescribeStore(broken) }, func(sc *types.SuiteConfig) { sc.LabelFilter = "area:lifecycle" })
+	rep := report.FromGinkgo(gr, suites.ReportLookup, report.Meta{Mode: "store"})
+	if rep.Summary.Totals[report.StatusError] == 0 || rep.Summary.Totals[report.StatusFail] != 0 {
+		t.Errorf("totals %v, want only errors", rep.Summary.Totals)
 	}
-	var rep report.Report
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
-	if rep.Summary.Verdict != report.VerdictConformant || rep.ExitCode() != report.ExitConformant {
-		t.Errorf("verdict %s, exit %d", rep.Summary.Verdict, rep.ExitCode())
-	}
-	if rep.Mode != "store" || rep.Implementation == nil || rep.Implementation.Name != "memory" {
-		t.Errorf("metadata: mode %q implementation %+v", rep.Mode, rep.Implementation)
-	}
-	if got, want := len(rep.Requirements), len(suites.StoreRequirements()); got != want {
-		t.Errorf("%d requirement entries, want %d", got, want)
+	if rep.ExitCode() != report.ExitHarnessError {
+		t.Errorf("exit code %d, want %d", rep.ExitCode(), report.ExitHarnessError)
 	}
 	for _, e := range rep.Requirements {
-		if e.Status != report.StatusPass {
-			t.Errorf("%s: %s %s", e.ID, e.Status, e.Message)
+		if e.Status == report.StatusError && !strings.Contains(e.Message, "factory failed") {
+			t.Errorf("%s: message %q does not say the factory failed", e.ID, e.Message)
 		}
-	}
-	if len(rep.HarnessErrors) != 0 {
-		t.Errorf("harness errors: %v", rep.HarnessErrors)
-	}
-
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(report.Schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource(report.SchemaID, doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile(report.SchemaID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Errorf("conformance-report.json does not match its schema: %v", err)
 	}
 }

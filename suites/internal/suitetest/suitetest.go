@@ -35,6 +35,10 @@ func Run(register func(), configure func(*types.SuiteConfig)) types.Report {
 	ginkgo.ReportAfterSuite("capture", func(r ginkgo.Report) { rep = r })
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	sc, rc := ginkgo.GinkgoConfiguration()
+	// RunSpecs stores the configuration it is given as Ginkgo's global
+	// one, so undo what an earlier Run may have set.
+	sc.DryRun = false
+	sc.LabelFilter = ""
 	sc.RandomSeed = 1
 	rc.Succinct = true
 	rc.NoColor = true
