@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,8 @@ import (
 )
 
 const owner tasks.Owner = "sub:alice"
+
+var quiet = tasks.WithLogger(slog.New(slog.DiscardHandler))
 
 type statusLog struct {
 	mu   sync.Mutex
@@ -35,12 +38,24 @@ func (l *statusLog) of(id string) []tasks.Status {
 	return append([]tasks.Status(nil), l.seen[id]...)
 }
 
+// wait returns the statuses observed for id once there are n of them (or
+// after a generous timeout): the observer runs just after the store
+// change that Result sees.
+func (l *statusLog) wait(id string, n int) []tasks.Status {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if s := l.of(id); len(s) >= n {
+			return s
+		}
+	}
+	return l.of(id)
+}
+
 func newEngine(t *testing.T, opts ...tasks.EngineOption) (*tasks.Engine, *statusLog) {
 	t.Helper()
 	cfg := tasks.Config{PollInterval: 50 * time.Millisecond}.WithDefaults()
 	st := memory.New(cfg)
 	log := &statusLog{}
-	e := tasks.NewEngine(st, cfg, append([]tasks.EngineOption{tasks.WithObserver(log.observe)}, opts...)...)
+	e := tasks.NewEngine(st, cfg, append([]tasks.EngineOption{tasks.WithObserver(log.observe), quiet}, opts...)...)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -126,7 +141,7 @@ func TestEngineOutcomes(t *testing.T) {
 				}
 			}
 			want := []tasks.Status{tasks.StatusWorking, tc.wantStatus}
-			if s := log.of(rec.ID); len(s) != 2 || s[0] != want[0] || s[1] != want[1] {
+			if s := log.wait(rec.ID, 2); len(s) != 2 || s[0] != want[0] || s[1] != want[1] {
 				t.Errorf("observed %v, want %v", s, want)
 			}
 		})
@@ -171,7 +186,7 @@ func TestEngineCancel(t *testing.T) {
 	if _, err := e.Cancel(ctx, "sub:mallory", rec.ID, ""); !errors.Is(err, tasks.ErrNotFound) {
 		t.Errorf("cancel by another owner: %v", err)
 	}
-	if s := log.of(rec.ID); len(s) != 2 || s[1] != tasks.StatusCancelled {
+	if s := log.wait(rec.ID, 2); len(s) != 2 || s[1] != tasks.StatusCancelled {
 		t.Errorf("observed %v", s)
 	}
 }
@@ -238,7 +253,7 @@ func TestEngineRequireInput(t *testing.T) {
 		t.Errorf("input request %+v", req)
 	}
 	want := []tasks.Status{tasks.StatusWorking, tasks.StatusInputRequired, tasks.StatusWorking, tasks.StatusCompleted}
-	s := log.of(rec.ID)
+	s := log.wait(rec.ID, len(want))
 	if len(s) != len(want) {
 		t.Fatalf("observed %v, want %v", s, want)
 	}
@@ -341,7 +356,7 @@ func TestEngineCloseFailsRunningWork(t *testing.T) {
 	cfg := tasks.Config{}.WithDefaults()
 	st := memory.New(cfg)
 	defer st.Close()
-	e := tasks.NewEngine(st, cfg)
+	e := tasks.NewEngine(st, cfg, quiet)
 	ctx := ctxT(t)
 	rec, err := e.Start(ctx, owner, tasks.CreateParams{Method: "tools/call"}, func(tc tasks.TaskContext) (json.RawMessage, error) {
 		<-tc.Done()
@@ -390,7 +405,7 @@ func TestEngineLeases(t *testing.T) {
 	cfg := tasks.Config{PollInterval: 20 * time.Millisecond}.WithDefaults()
 	st := &leaseRecorder{Store: memory.New(cfg)}
 	defer st.Close()
-	e := tasks.NewEngine(st, cfg, tasks.WithLeaseDuration(60*time.Millisecond), tasks.WithReapInterval(20*time.Millisecond))
+	e := tasks.NewEngine(st, cfg, quiet, tasks.WithLeaseDuration(60*time.Millisecond), tasks.WithReapInterval(20*time.Millisecond))
 	ctx := ctxT(t)
 	defer e.Close(ctx)
 	rec, err := e.Start(ctx, owner, tasks.CreateParams{Method: "tools/call"}, func(tc tasks.TaskContext) (json.RawMessage, error) {

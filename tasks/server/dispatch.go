@@ -144,6 +144,10 @@ func (s *Server) initialize(c *call) (any, error) {
 	}
 	v := negotiate(p.ProtocolVersion)
 	c.sess.setVersion(v)
+	// An empty elicitation object means form mode, as before modes existed.
+	if e := p.Capabilities.Elicitation; e != nil && (e.Form != nil || e.URL == nil) {
+		c.sess.elicitForm.Store(true)
+	}
 	return schema.InitializeResult{
 		ProtocolVersion: v,
 		Capabilities:    s.capabilities(),
@@ -265,7 +269,7 @@ func (s *Server) toolsCall(c *call) (any, error) {
 		}
 		return res, nil
 	}
-	opts := []tasks.StartOption{tasks.WithInput(s.inputFunc)}
+	opts := []tasks.StartOption{tasks.WithInput(s.inputFor(c.sess))}
 	if hasToken {
 		opts = append(opts, tasks.WithProgress(s.progressFor(c.sess, token)))
 	}

@@ -40,6 +40,19 @@ func (b *inbox) signal() {
 
 var errUnknownResponse = errors.New("no pending request has this id")
 
+// inputFor returns the InputFunc of a task created by sess: it refuses at
+// once when the requestor did not declare form elicitation, since such a
+// request could never be answered.
+func (s *Server) inputFor(sess *session) tasks.InputFunc {
+	return func(ctx context.Context, rec tasks.Record, req tasks.InputRequest) (json.RawMessage, error) {
+		if req.Method == "elicitation/create" && !sess.elicitForm.Load() {
+			return nil, &tasks.RPCError{Code: tasks.CodeInvalidRequest,
+				Message: "the requestor did not declare the elicitation capability (form mode), so the task cannot ask for input"}
+		}
+		return s.inputFunc(ctx, rec, req)
+	}
+}
+
 // inputFunc is the engine's InputFunc: it queues req, with related-task
 // metadata, for the task's tasks/result stream and waits for the answer.
 func (s *Server) inputFunc(ctx context.Context, rec tasks.Record, req tasks.InputRequest) (json.RawMessage, error) {

@@ -45,18 +45,21 @@ func decode(data []byte) (*envelope, kind, error) {
 	if len(data) == 0 {
 		return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "empty message: expected one JSON-RPC 2.0 object")}
 	}
-	if !json.Valid(data) {
-		return nil, 0, &decodeError{err: rpcErr(tasks.CodeParseError, "parse error: the message is not valid JSON")}
-	}
-	switch data[0] {
-	case '{':
-	case '[':
-		return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "batches are not supported: send one JSON-RPC object per message")}
-	default:
+	if data[0] != '{' {
+		switch {
+		case !json.Valid(data):
+			return nil, 0, &decodeError{err: rpcErr(tasks.CodeParseError, "parse error: the message is not valid JSON")}
+		case data[0] == '[':
+			return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "batches are not supported: send one JSON-RPC object per message")}
+		}
 		return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")}
 	}
 	var m envelope
 	if err := json.Unmarshal(data, &m); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) || !json.Valid(data) {
+			return nil, 0, &decodeError{err: rpcErr(tasks.CodeParseError, "parse error: the message is not valid JSON")}
+		}
 		return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "invalid request: "+fieldError(err))}
 	}
 	bad := func(why string) (*envelope, kind, error) {

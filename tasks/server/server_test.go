@@ -336,8 +336,11 @@ func TestCancel(t *testing.T) {
 	wantCode(t, err, -32602, "terminal")
 	_, err = c.Result(ctx, ct.Task.TaskID)
 	wantCode(t, err, tasks.CodeRequestCancelled, "")
+	for deadline := time.Now().Add(5 * time.Second); inst.Engine.Running() != 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if n := inst.Engine.Running(); n != 0 {
-		t.Errorf("%d tasks still running after cancel", n)
+		t.Errorf("the work of %d tasks did not stop after cancel", n)
 	}
 	// A completed task cannot be cancelled either.
 	ct, err = c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 0}, nil)
@@ -608,15 +611,22 @@ func TestInputRequired(t *testing.T) {
 		t.Errorf("elicitation params %s", elicit.Params())
 	}
 	var statuses []string
-	for _, m := range c.Notifications() {
-		if m.Method == "notifications/tasks/status" {
-			var tk client.Task
-			_ = json.Unmarshal(m.Params(), &tk)
-			statuses = append(statuses, tk.Status)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		statuses = statuses[:0]
+		for _, m := range c.Notifications() {
+			if m.Method == "notifications/tasks/status" {
+				var tk client.Task
+				_ = json.Unmarshal(m.Params(), &tk)
+				statuses = append(statuses, tk.Status)
+			}
+		}
+		if len(statuses) >= 3 {
+			break
 		}
 	}
-	// The final notification may still be in flight; the first two are
-	// certain by now.
+	if len(statuses) != 3 || statuses[2] != "completed" || statuses[0] != "input_required" || statuses[1] != "working" {
+		t.Errorf("status notifications %v, want input_required, working, completed", statuses)
+	}
 	if len(statuses) < 2 || statuses[0] != "input_required" || statuses[1] != "working" {
 		t.Errorf("status notifications %v, want input_required, working, completed", statuses)
 	}
@@ -1006,5 +1016,20 @@ func TestTwoInstancesShareOneStore(t *testing.T) {
 	list, err := cb.ListAllTasks(ctx, 10)
 	if err != nil || len(list) != 2 {
 		t.Errorf("B lists %d tasks (%v)", len(list), err)
+	}
+}
+
+func TestInputWithoutElicitationCapability(t *testing.T) {
+	inst := start(t, reference.Options{})
+	c := connect(t, inst.URL, client.WithCapabilities(json.RawMessage(`{}`)))
+	ctx := testCtx(t)
+	ct, err := c.CallToolAsTask(ctx, server.FixtureInput, map[string]any{"question": "q?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Result(ctx, ct.Task.TaskID)
+	wantCode(t, err, -32600, "elicitation")
+	if g, _ := c.GetTask(ctx, ct.Task.TaskID); g.Status != "failed" {
+		t.Errorf("status %q", g.Status)
 	}
 }

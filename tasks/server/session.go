@@ -26,6 +26,7 @@ type session struct {
 	version atomic.Pointer[string] // negotiated protocol version
 
 	initialized atomic.Bool
+	elicitForm  atomic.Bool // the client declared form-mode elicitation
 	eventSeq    atomic.Uint64
 
 	outq      chan []byte // notifications for the GET stream / stdout
