@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
@@ -195,4 +196,50 @@ func wakeLatency(t *testing.T, returned time.Time, done *client.Task) time.Durat
 		t.Fatalf("lastUpdatedAt %q: %v", done.LastUpdatedAt, err)
 	}
 	return returned.Sub(finished).Round(100 * time.Microsecond)
+}
+
+// TestPostgresOutage stops PostgreSQL under a running server: requests
+// get JSON-RPC -32603 with a message, and once PostgreSQL is back the same
+// server process answers again with nothing lost.
+func TestPostgresOutage(t *testing.T) {
+	cluster := testenv.PostgresCluster(t, testenv.PostgresOptions{Fsync: true, Private: true})
+	a := startInstance(t, "A", cluster.NewDatabase(t))
+	ctx := testCtx(t)
+	ca := a.connect(t, ctx, tokenAlice)
+	id := sleepTask(t, ctx, ca, 0)
+	before, err := ca.Result(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cluster.Crash(t)
+	_, err = ca.GetTask(ctx, id)
+	if code, ok := client.ErrorCode(err); !ok || code != tasks.CodeInternalError {
+		t.Errorf("tasks/get with PostgreSQL down: %v, want JSON-RPC error -32603", err)
+	} else {
+		t.Logf("tasks/get with PostgreSQL down: %v", err)
+	}
+	if _, err := ca.CallToolAsTask(ctx, "fixture_sleep", map[string]any{"ms": 0}, nil); err == nil {
+		t.Error("creating a task with PostgreSQL down succeeded")
+	} else if code, _ := client.ErrorCode(err); code != tasks.CodeInternalError {
+		t.Errorf("tools/call as a task with PostgreSQL down: %v, want -32603", err)
+	}
+
+	cluster.Start(t)
+	var after json.RawMessage
+	for range 50 {
+		if after, err = ca.Result(ctx, id); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("the server did not recover within 5 s of PostgreSQL's restart: %v", err)
+	}
+	if structured(t, after) != structured(t, before) {
+		t.Errorf("result after the outage %s, before %s", after, before)
+	}
+	if _, err := ca.Result(ctx, sleepTask(t, ctx, ca, 0)); err != nil {
+		t.Errorf("a new task after the outage: %v", err)
+	}
 }

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mcptasks/mcptasks/tasks"
@@ -145,5 +146,10 @@ func (s *Store) dbErr(ctx context.Context, op, id string, err error) error {
 	if s.closed.Load() {
 		return &tasks.Error{Op: op, TaskID: id, Err: ErrClosed}
 	}
-	return &tasks.Error{Op: op, TaskID: id, Err: fmt.Errorf("postgres: %w", err)}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return &tasks.Error{Op: op, TaskID: id, Err: fmt.Errorf("postgres: %w", err)}
+	}
+	// No answer from the server: the connection broke or could not be made.
+	return &tasks.Error{Op: op, TaskID: id, Err: fmt.Errorf("postgres is unreachable: %w", err)}
 }
