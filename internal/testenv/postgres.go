@@ -30,7 +30,9 @@ const pgInstallHint = "apt-get install postgresql (binaries are looked up in /us
 type PostgresOptions struct {
 	// Fsync runs the cluster with fsync, synchronous_commit and
 	// full_page_writes on, as crash and durability tests need. The
-	// default turns them off for speed.
+	// default turns them off for speed. Such a cluster is always started
+	// here, even when EnvPostgresDSN is set, since the settings of an
+	// external server are unknown.
 	Fsync bool
 	// Private starts a cluster used by one caller only (crash tests stop
 	// and restart it), even when EnvPostgresDSN is set. Each call with
