@@ -19,6 +19,7 @@ type failT struct {
 	failed bool
 }
 
+// Fail records the failure.
 func (t *failT) Fail() {
 	t.mu.Lock()
 	t.failed = true
