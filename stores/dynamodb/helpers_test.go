@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -90,3 +91,5 @@ func ctxT(tb testing.TB) context.Context {
 	tb.Cleanup(cancel)
 	return ctx
 }
+
+func runtimeProcs() int { return runtime.GOMAXPROCS(0) }

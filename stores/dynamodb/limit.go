@@ -56,7 +56,7 @@ func (s *Store) reserve(ctx context.Context, owner tasks.Owner, slot string) err
 	limit := s.cfg.MaxTasksPerOwner
 	cond := "attribute_not_exists(#slots) OR size(#slots) < :limit"
 	for attempt := 0; attempt < 5; attempt++ {
-		_, err := s.client.UpdateItem(ctx, &ddb.UpdateItemInput{
+		_, err := s.writer.UpdateItem(ctx, &ddb.UpdateItemInput{
 			TableName:                aws.String(s.table),
 			Key:                      ownerKey(owner),
 			UpdateExpression:         aws.String("ADD #slots :slot"),
@@ -66,7 +66,7 @@ func (s *Store) reserve(ctx context.Context, owner tasks.Owner, slot string) err
 				":slot":  &types.AttributeValueMemberSS{Value: []string{slot}},
 				":limit": num(int64(limit)),
 			},
-		}, s.writes)
+		})
 		var ccf *types.ConditionalCheckFailedException
 		if err == nil {
 			return nil
@@ -89,13 +89,13 @@ func (s *Store) reserve(ctx context.Context, owner tasks.Owner, slot string) err
 // release gives the slot back. Failures are only logged: the next
 // reconciliation frees a slot whose task is terminal.
 func (s *Store) release(ctx context.Context, owner tasks.Owner, slot string) {
-	_, err := s.client.UpdateItem(ctx, &ddb.UpdateItemInput{
+	_, err := s.writer.UpdateItem(ctx, &ddb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       ownerKey(owner),
 		UpdateExpression:          aws.String("DELETE #slots :slot"),
 		ExpressionAttributeNames:  namesFor("#slots"),
 		ExpressionAttributeValues: map[string]av{":slot": &types.AttributeValueMemberSS{Value: []string{slot}}},
-	}, s.writes)
+	})
 	if err != nil {
 		s.log.Warn("dynamodb: could not release a task slot; the next reconciliation frees it", "owner", owner, "slot", slot, "err", err)
 	}
@@ -136,13 +136,13 @@ func (s *Store) reconcile(ctx context.Context, owner tasks.Owner) (bool, error) 
 		return false, nil
 	}
 	s.log.Info("dynamodb: freeing slots of ended or expired tasks", "owner", owner, "slots", len(slots), "freed", len(stale))
-	_, err = s.client.UpdateItem(ctx, &ddb.UpdateItemInput{
+	_, err = s.writer.UpdateItem(ctx, &ddb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       ownerKey(owner),
 		UpdateExpression:          aws.String("DELETE #slots :stale"),
 		ExpressionAttributeNames:  namesFor("#slots"),
 		ExpressionAttributeValues: map[string]av{":stale": &types.AttributeValueMemberSS{Value: stale}},
-	}, s.writes)
+	})
 	if err != nil {
 		return false, backendErr("create", "", err)
 	}

@@ -57,8 +57,9 @@ type Store struct {
 	cfg       tasks.Config
 	log       *slog.Logger
 	nativeTTL bool
-	writes    func(*ddb.Options)
-	closed    atomic.Bool
+	// writer is client with writeRetryer: every write goes through it.
+	writer *ddb.Client
+	closed atomic.Bool
 
 	// oldFromServer and oldFromRead count how conditional-write failures
 	// were classified: from the item the server returned
@@ -103,14 +104,16 @@ func Open(ctx context.Context, client *ddb.Client, table string, cfg tasks.Confi
 	if cfg.MaxTasksPerOwner > MaxCapPerOwner {
 		return nil, fmt.Errorf("dynamodb: MaxTasksPerOwner %d is more than the store can track in one item; at most %d (or negative for no cap)", cfg.MaxTasksPerOwner, MaxCapPerOwner)
 	}
-	retryer := writeRetryer()
 	s := &Store{
 		client:    client,
 		table:     table,
 		cfg:       cfg,
 		log:       discardLogger,
 		nativeTTL: true,
-		writes:    func(o *ddb.Options) { o.Retryer = retryer },
+		writer: ddb.New(client.Options(), func(o *ddb.Options) {
+			o.Retryer = writeRetryer()
+			o.RetryMaxAttempts = 0
+		}),
 	}
 	for _, o := range opts {
 		o(s)
@@ -205,7 +208,7 @@ func (s *Store) classify(ctx context.Context, op string, owner tasks.Owner, id s
 // item, or a *conditionFailed.
 func (s *Store) update(ctx context.Context, id string, cond string, set, remove []string, values map[string]av) (map[string]av, error) {
 	expr := updateExpr(set, remove)
-	out, err := s.client.UpdateItem(ctx, &ddb.UpdateItemInput{
+	out, err := s.writer.UpdateItem(ctx, &ddb.UpdateItemInput{
 		TableName:                           aws.String(s.table),
 		Key:                                 taskKey(id),
 		UpdateExpression:                    aws.String(expr),
@@ -214,7 +217,7 @@ func (s *Store) update(ctx context.Context, id string, cond string, set, remove 
 		ExpressionAttributeValues:           values,
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}, s.writes)
+	})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return nil, &conditionFailed{old: ccf.Item}
@@ -281,13 +284,13 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 		s.discard(context.WithoutCancel(ctx), rec.ID)
 		return tasks.Record{}, err
 	}
-	_, err = s.client.UpdateItem(ctx, &ddb.UpdateItemInput{
+	_, err = s.writer.UpdateItem(ctx, &ddb.UpdateItemInput{
 		TableName:                aws.String(s.table),
 		Key:                      taskKey(rec.ID),
 		UpdateExpression:         aws.String("REMOVE #pending"),
 		ConditionExpression:      aws.String("attribute_exists(#pk)"),
 		ExpressionAttributeNames: namesFor("#pending #pk"),
-	}, s.writes)
+	})
 	if err != nil {
 		s.release(context.WithoutCancel(ctx), owner, slot)
 		s.discard(context.WithoutCancel(ctx), rec.ID)
@@ -298,22 +301,22 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 
 // put writes a new task item.
 func (s *Store) put(ctx context.Context, item map[string]av) error {
-	_, err := s.client.PutItem(ctx, &ddb.PutItemInput{
+	_, err := s.writer.PutItem(ctx, &ddb.PutItemInput{
 		TableName:                aws.String(s.table),
 		Item:                     item,
 		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
 		ExpressionAttributeNames: namesFor("#pk"),
-	}, s.writes)
+	})
 	return err
 }
 
 // discard deletes a task whose create failed. It only logs failures: a
 // pending task is invisible anyway and expires with its TTL.
 func (s *Store) discard(ctx context.Context, id string) {
-	_, err := s.client.DeleteItem(ctx, &ddb.DeleteItemInput{
+	_, err := s.writer.DeleteItem(ctx, &ddb.DeleteItemInput{
 		TableName: aws.String(s.table),
 		Key:       taskKey(id),
-	}, s.writes)
+	})
 	if err != nil {
 		s.log.Warn("dynamodb: could not delete the task of a failed create", "task", id, "err", err)
 	}
@@ -661,13 +664,13 @@ func (s *Store) DeleteExpired(ctx context.Context) (int, error) {
 	const filter = "#expires_ms <= :now"
 	n := 0
 	err := s.scan(ctx, filter, "#pk", values, func(it map[string]av) error {
-		_, err := s.client.DeleteItem(ctx, &ddb.DeleteItemInput{
+		_, err := s.writer.DeleteItem(ctx, &ddb.DeleteItemInput{
 			TableName:                 aws.String(s.table),
 			Key:                       map[string]av{AttrPK: it[AttrPK]},
 			ConditionExpression:       aws.String(filter),
 			ExpressionAttributeNames:  namesFor(filter),
 			ExpressionAttributeValues: values,
-		}, s.writes)
+		})
 		var ccf *types.ConditionalCheckFailedException
 		switch {
 		case errors.As(err, &ccf):
