@@ -21,6 +21,11 @@ type sender interface {
 	send(msg []byte) error
 }
 
+// pinger is a sender that can keep an idle stream alive.
+type pinger interface {
+	ping() error
+}
+
 // errNoStream: the request's answer cannot carry extra messages (the
 // client did not accept an SSE stream).
 var errNoStream = errors.New("the request cannot carry server messages: the client did not accept text/event-stream")
@@ -425,6 +430,8 @@ func (s *Server) tasksResult(c *call) (any, error) {
 	stream := s.streamSeq.Add(1)
 	defer s.releaseInput(id, stream)
 	var res outcome
+	keepAlive := time.NewTicker(s.keepAlive)
+	defer keepAlive.Stop()
 wait:
 	for {
 		items, wake := s.takeInput(id, c.owner, stream)
@@ -438,6 +445,12 @@ wait:
 		case res = <-done:
 			break wait
 		case <-wake:
+		case <-keepAlive.C:
+			// A long wait moves to an SSE stream with keep-alive comments,
+			// so idle-connection timeouts do not cut it.
+			if p, ok := c.out.(pinger); ok {
+				_ = p.ping()
+			}
 		case <-c.ctx.Done():
 			res = <-done
 			break wait

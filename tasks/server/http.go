@@ -22,9 +22,9 @@ const (
 	HeaderProtocolVersion = "Mcp-Protocol-Version"
 )
 
-// keepAliveEvery is how often an idle SSE stream gets a comment line, so
+// defaultKeepAlive is how often an idle SSE stream gets a comment line, so
 // proxies and clients see the connection alive.
-const keepAliveEvery = 15 * time.Second
+const defaultKeepAlive = 15 * time.Second
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
@@ -110,6 +110,7 @@ func (s *Server) lookupSession(w http.ResponseWriter, r *http.Request, subject s
 		httpError(w, http.StatusNotFound, nil, rpcErr(tasks.CodeInvalidRequest, "unknown or ended session: initialize a new one"))
 		return nil
 	}
+	sess.touch()
 	if sess.subject != subject {
 		httpError(w, http.StatusForbidden, nil, rpcErr(tasks.CodeInvalidRequest, "the session belongs to another identity"))
 		return nil
@@ -183,6 +184,7 @@ func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *en
 	c := &call{ctx: r.Context(), sess: sess, owner: owner, id: msg.ID, method: msg.Method, params: msg.Params, out: noStream{}}
 	resp := s.dispatch(c)
 	if sess.protocolVersion() != "" {
+		s.expireIdle()
 		s.addSession(sess)
 		w.Header().Set(HeaderSessionID, sess.id)
 		s.log.Debug("session started", "session", sess.id, "owner", owner)
@@ -284,6 +286,23 @@ func (o *httpOut) send(msg []byte) error {
 	return flush(o.w)
 }
 
+// ping keeps a long-waiting answer alive: it switches to SSE (if the
+// client accepts it) and writes a comment line.
+func (o *httpOut) ping() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.done || !o.allowSSE {
+		return errNoStream
+	}
+	if !o.sse {
+		o.startSSE()
+	}
+	if _, err := o.w.Write([]byte(": keep-alive\n\n")); err != nil {
+		return err
+	}
+	return flush(o.w)
+}
+
 // finish writes the response (nil: none, the request was cancelled) and
 // ends the answer.
 func (o *httpOut) finish(resp []byte) {
@@ -377,7 +396,7 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 	if flush(w) != nil {
 		return
 	}
-	tick := time.NewTicker(keepAliveEvery)
+	tick := time.NewTicker(s.keepAlive)
 	defer tick.Stop()
 	for {
 		select {

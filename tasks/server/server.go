@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
@@ -79,6 +80,17 @@ func WithMaxBodyBytes(n int64) Option {
 	}
 }
 
+// WithSessionIdleTimeout sets after how long without requests, open
+// streams or requests in flight an HTTP session is forgotten (its tasks
+// stay); default 30 minutes. Later requests with its id get 404.
+func WithSessionIdleTimeout(d time.Duration) Option {
+	return func(s *Server) {
+		if d > 0 {
+			s.idleTimeout = d
+		}
+	}
+}
+
 // WithImplementation sets the serverInfo sent in the initialize result.
 func WithImplementation(info Implementation) Option { return func(s *Server) { s.info = info } }
 
@@ -110,6 +122,9 @@ type Server struct {
 	maxBody        int64
 	info           Implementation
 	setupErr       error
+	idleTimeout    time.Duration
+	keepAlive      time.Duration
+	lastSweep      atomic.Int64
 
 	mu       sync.RWMutex
 	sessions map[string]*session
@@ -125,14 +140,16 @@ type Server struct {
 // error when a tool is registered twice or is malformed.
 func New(engine *tasks.Engine, opts ...Option) (*Server, error) {
 	s := &Server{
-		engine:   engine,
-		tools:    NewRegistry(),
-		log:      slog.Default(),
-		maxBody:  DefaultMaxBodyBytes,
-		info:     Implementation{Name: "mcptasks-reference", Version: "0.1.0"},
-		sessions: make(map[string]*session),
-		pending:  make(map[string]*pendingRequest),
-		inboxes:  make(map[string]*inbox),
+		engine:      engine,
+		tools:       NewRegistry(),
+		log:         slog.Default(),
+		maxBody:     DefaultMaxBodyBytes,
+		idleTimeout: 30 * time.Minute,
+		keepAlive:   defaultKeepAlive,
+		info:        Implementation{Name: "mcptasks-reference", Version: "0.1.0"},
+		sessions:    make(map[string]*session),
+		pending:     make(map[string]*pendingRequest),
+		inboxes:     make(map[string]*inbox),
 	}
 	for _, o := range opts {
 		o(s)
@@ -166,6 +183,32 @@ func (s *Server) CloseSessions() {
 	s.mu.Unlock()
 	for _, sess := range all {
 		sess.close()
+	}
+}
+
+// expireIdle forgets idle HTTP sessions, at most once per minute (or per
+// idle timeout, if shorter). It runs when sessions are created, so an idle
+// server does no work.
+func (s *Server) expireIdle() {
+	now := time.Now()
+	every := min(time.Minute, s.idleTimeout)
+	last := s.lastSweep.Load()
+	if now.UnixNano()-last < int64(every) || !s.lastSweep.CompareAndSwap(last, now.UnixNano()) {
+		return
+	}
+	cutoff := now.Add(-s.idleTimeout)
+	var idle []*session
+	s.mu.Lock()
+	for id, sess := range s.sessions {
+		if sess.idleSince(cutoff) {
+			idle = append(idle, sess)
+			delete(s.sessions, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, sess := range idle {
+		sess.close()
+		s.log.Debug("idle session forgotten", "session", sess.id, "owner", sess.owner)
 	}
 }
 

@@ -1033,3 +1033,23 @@ func TestInputWithoutElicitationCapability(t *testing.T) {
 		t.Errorf("status %q", g.Status)
 	}
 }
+
+func TestIdleSessionsAreForgotten(t *testing.T) {
+	inst := start(t, reference.Options{ServerOptions: []server.Option{server.WithSessionIdleTimeout(50 * time.Millisecond)}})
+	ctx := testCtx(t)
+	idle := connect(t, inst.URL)
+	streaming := connect(t, inst.URL)
+	if err := streaming.OpenStream(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(120 * time.Millisecond)
+	connect(t, inst.URL) // a new session triggers the sweep
+	_, err := idle.Call(ctx, "ping", nil)
+	var he *client.HTTPError
+	if !errors.As(err, &he) || he.StatusCode != http.StatusNotFound {
+		t.Errorf("idle session: want HTTP 404, got %v", err)
+	}
+	if _, err := streaming.Call(ctx, "ping", nil); err != nil {
+		t.Errorf("a session with an open stream was forgotten: %v", err)
+	}
+}

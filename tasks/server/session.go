@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -26,7 +27,9 @@ type session struct {
 	version atomic.Pointer[string] // negotiated protocol version
 
 	initialized atomic.Bool
-	elicitForm  atomic.Bool // the client declared form-mode elicitation
+	lastSeen    atomic.Int64 // unix nanoseconds of the last request
+	pinned      bool         // never forgotten for idleness (stdio)
+	elicitForm  atomic.Bool  // the client declared form-mode elicitation
 	eventSeq    atomic.Uint64
 
 	outq      chan []byte // notifications for the GET stream / stdout
@@ -38,6 +41,20 @@ type session struct {
 	getCancel context.CancelFunc // the open GET stream, if any
 	getGen    uint64
 	inflight  map[string]context.CancelCauseFunc
+}
+
+// touch records activity on the session.
+func (s *session) touch() { s.lastSeen.Store(time.Now().UnixNano()) }
+
+// idleSince reports whether the session had no request since t and has no
+// open stream or request in flight.
+func (s *session) idleSince(t time.Time) bool {
+	if s.pinned || s.lastSeen.Load() >= t.UnixNano() {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.getCancel == nil && len(s.inflight) == 0
 }
 
 // protocolVersion is the negotiated version, "" before initialize.
@@ -52,7 +69,7 @@ func (s *session) setVersion(v string) { s.version.Store(&v) }
 
 func newSession(subject string) *session {
 	ctx, end := context.WithCancel(context.Background())
-	return &session{
+	sess := &session{
 		ctx:      ctx,
 		end:      end,
 		id:       uuid.NewString(),
@@ -60,6 +77,8 @@ func newSession(subject string) *session {
 		outq:     make(chan []byte, outboxSize),
 		inflight: make(map[string]context.CancelCauseFunc),
 	}
+	sess.touch()
+	return sess
 }
 
 // push queues a message for the session's standalone stream without ever

@@ -19,6 +19,7 @@ import (
 // (nil) or ctx is done, after in-flight requests have finished.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	sess := newSession("")
+	sess.pinned = true
 	owner, err := tasks.ResolveOwner(tasks.Identity{SessionID: sess.id}, s.allowAnonymous)
 	if err != nil {
 		return err
