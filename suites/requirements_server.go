@@ -31,6 +31,14 @@ var serverRequirements = []Requirement{
 	{ID: "TASKS-XPORT-035", Level: LevelMust, Section: secTransports + " › Session Management", Feature: "core", Summary: "Session ids use visible ASCII characters only."},
 	{ID: "TASKS-XPORT-047", Level: LevelMust, Section: secTransports + " › Protocol Version Header", Feature: "core", Summary: "A request naming an unknown or malformed protocol version in its header is refused with HTTP 400."},
 
+	{ID: "TASKS-XPORT-004", Level: LevelMust, Section: secTransports + " › Security Warning", Feature: "core", Summary: "A request carrying an Origin the server does not accept gets HTTP 403."},
+	{ID: "TASKS-INIT-001", Level: LevelMust, Section: secLifecycle + " § Initialization", Feature: "core", Summary: "Nothing but initialize opens a connection: earlier task requests are turned away."},
+	{ID: "TASKS-XPORT-009", Level: LevelMust, Section: secTransports + " › Sending Messages to the Server", Feature: "core", Summary: "A posted body that is no valid JSON-RPC message is refused with an HTTP error status."},
+	{ID: "TASKS-XPORT-021", Level: LevelShould, Section: secTransports + " › Sending Messages to the Server", Feature: "core", Summary: "A dropped connection is not taken as a cancellation: the task keeps running."},
+	{ID: "TASKS-XPORT-026", Level: LevelMust, Section: secTransports + " › Listening for Messages from the Server", Feature: "core", Summary: "Outside resumption, the GET stream never carries a JSON-RPC response."},
+	{ID: "TASKS-XPORT-038", Level: LevelShould, Section: secTransports + " › Session Management", Feature: "core", Summary: "A server that hands out session ids answers requests missing one with HTTP 400."},
+	{ID: "TASKS-XPORT-040", Level: LevelMust, Section: secTransports + " › Session Management", Feature: "core", Summary: "Once a session has been ended, requests naming it get HTTP 404."},
+
 	// Tool negotiation.
 	{ID: "TASKS-WIRE-TOOLEXEC-001", Level: LevelMust, Section: secWire + "ToolExecution", Feature: "core", Summary: "A tool's execution.taskSupport, when given, is forbidden, optional or required."},
 	{ID: "TASKS-TOOLNEG-003", Level: LevelShould, Section: secTasks + " § Tool-Level Negotiation", Feature: "core", Summary: "Asking for a task on a tool without task support is answered with -32601."},
@@ -38,6 +46,9 @@ var serverRequirements = []Requirement{
 	{ID: "TASKS-TOOLNEG-006", Level: LevelMust, Section: secTasks + " § Tool-Level Negotiation", Feature: "core", Summary: "Calling a tool that requires tasks without one is refused with -32601; -32600 is reported as its own finding."},
 	{ID: "TASKS-HANDLE-001", Level: LevelMust, Section: secTasks + " § Task Support and Handling", Feature: "core", Summary: "A request type that is not task-augmentable is processed normally even if it carries a task member."},
 	{ID: "TASKS-TOOLDEF-006", Level: LevelShould, Section: secTools + " § Error Handling", Feature: "core", Summary: "A call to an unknown tool is a protocol error, even when it asks for a task."},
+
+	{ID: "TASKS-TOOLDEF-002", Level: LevelMust, Section: secTools + " § Tool", Feature: "core", Summary: "Every listed tool is well formed and has an input schema object."},
+	{ID: "TASKS-TOOLDEF-007", Level: LevelMust, Section: secTools + " § Security Considerations", Feature: "core", Summary: "Arguments that break a tool's input schema never lead to a successful task."},
 
 	// Creation.
 	{ID: "TASKS-RESULT-001", Level: LevelMust, Section: secTasks + " § Result Retrieval", Feature: "core", Summary: "An accepted task-augmented request is answered with a CreateTaskResult."},
@@ -52,6 +63,8 @@ var serverRequirements = []Requirement{
 	{ID: "TASKS-META-005", Level: LevelMust, Section: secTasks + " § Associating Task-Related Messages", Feature: "core", Summary: "Related-task metadata in a tasks/get request is ignored in favour of the taskId parameter."},
 	{ID: "TASKS-META-006", Level: LevelShould, Section: secTasks + " § Associating Task-Related Messages", Feature: "core", Summary: "Results of tasks/get, tasks/list and tasks/cancel do not carry related-task metadata."},
 	{ID: "TASKS-INPUT-002", Level: LevelShould, Section: secTasks + " § Input Required Status", Feature: "core", Summary: "tasks/get is answered with a plain JSON body, not an event stream."},
+
+	{ID: "TASKS-META-003", Level: LevelMust, Section: secTasks + " § Associating Task-Related Messages", Feature: "core", Summary: "The taskId parameter alone decides which task tasks/get, tasks/result and tasks/cancel act on."},
 
 	// Results.
 	{ID: "TASKS-RESULT-004", Level: LevelMust, Section: secTasks + " § Result Retrieval", Feature: "core", Summary: "tasks/result on a running task waits until the task is terminal before answering."},
@@ -68,6 +81,8 @@ var serverRequirements = []Requirement{
 
 	// Cancellation.
 	{ID: "TASKS-WIRE-CANCEL-001", Level: LevelMust, Section: secWire + "CancelTaskResult", Feature: "cancel", Summary: "tasks/cancel returns the task's members directly in the result, without a wrapper."},
+
+	{ID: "TASKS-NCANCEL-008", Level: LevelMust, Section: "basic/utilities/cancellation.mdx § Timing Considerations", Feature: "cancel", Summary: "A cancel that races the task's completion gets a cancelled task or -32602, and the server stays healthy."},
 
 	// Errors.
 	{ID: "TASKS-ERR-005", Level: LevelShould, Section: secTasks + " § Protocol Errors", Feature: "core", Summary: "Error messages say what went wrong instead of a generic phrase."},
@@ -101,6 +116,8 @@ var serverRequirements = []Requirement{
 	// Wire.
 	{ID: "TASKS-JSONRPC-001", Level: LevelMust, Section: secIndex, Feature: "core", Summary: "Everything the server sends is a valid JSON-RPC 2.0 message."},
 	{ID: "TASKS-JSONRPC-004", Level: LevelMust, Section: secIndex + " › Result Responses", Feature: "core", Summary: "A success answer echoes the request id and holds a result member."},
+	{ID: "TASKS-JSONRPC-006", Level: LevelMust, Section: secIndex + " › Notifications", Feature: "core", Summary: "Notifications carry no id and are never answered."},
+	{ID: "TASKS-JSONRPC-007", Level: LevelMust, Section: "basic/index.mdx § _meta", Feature: "core", Summary: "Every _meta key follows the prefix/name grammar."},
 	{ID: "TASKS-WIRE-TASK-001", Level: LevelMust, Section: secWire + "Task", Feature: "core", Summary: "Every Task has taskId, status, createdAt, lastUpdatedAt and ttl."},
 }
 

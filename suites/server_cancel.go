@@ -69,4 +69,20 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 		Expect(validateDef("Task", raw)).To(Succeed())
 		expectTTLMember(obj, "tasks/cancel")
 	})
+
+	env.It("copes with a cancel racing the task's completion", "TASKS-NCANCEL-008", func(ctx SpecContext) {
+		env.RequireCancel()
+		for i := 0; i < 5; i++ {
+			created := env.Sleep(ctx, 20)
+			time.Sleep(time.Duration(15+2*i) * time.Millisecond)
+			t, err := env.A.CancelTask(ctx, created.Task.TaskID)
+			if err != nil {
+				ExpectRPCError(err, -32602, "tasks/cancel racing completion")
+				continue
+			}
+			Expect(t.Status).To(Equal("cancelled"), "tasks/cancel answered with status %s", t.Status)
+		}
+		_, err := env.A.Call(ctx, "ping", nil)
+		Expect(err).NotTo(HaveOccurred(), "the server stopped answering after the races")
+	})
 })

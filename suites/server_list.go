@@ -117,4 +117,26 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 		}
 		Expect(ids(b)).To(Equal(ids(a)))
 	})
+
+	env.It("returns the same page for the same cursor", "TASKS-PAGE-003", func(ctx SpecContext) {
+		env.RequireList()
+		createMany(ctx, listTasksCount)
+		first, err := env.A.ListTasks(ctx, "")
+		Expect(err).NotTo(HaveOccurred())
+		if first.NextCursor == "" {
+			NotSupported("all %d tasks fit in one page, so no cursor could be reused", len(first.Tasks))
+		}
+		ids := func(r *client.ListTasksResult) []string {
+			var out []string
+			for _, t := range r.Tasks {
+				out = append(out, t.TaskID)
+			}
+			return out
+		}
+		p1, err := env.A.ListTasks(ctx, first.NextCursor)
+		Expect(err).NotTo(HaveOccurred())
+		p2, err := env.A.ListTasks(ctx, first.NextCursor)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ids(p2)).To(Equal(ids(p1)), "the same cursor gave two different pages")
+	})
 })

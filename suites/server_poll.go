@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"time"
@@ -11,6 +12,11 @@ import (
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
+
+// answerTimeout bounds calls that must be answered at once (not blocking
+// ones such as tasks/result), so a server that never answers fails the spec
+// with a clear message instead of running into the spec timeout.
+const answerTimeout = 10 * time.Second
 
 var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 	env.It("returns the task flat in the tasks/get result", "TASKS-WIRE-GET-001", func(ctx SpecContext) {
@@ -104,7 +110,9 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 
 	env.It("goes by the taskId parameter and ignores related-task metadata in the request", "TASKS-META-005", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 0)
-		raw, err := env.A.Call(ctx, "tasks/get", map[string]any{
+		cctx, cancel := context.WithTimeout(ctx, answerTimeout)
+		defer cancel()
+		raw, err := env.A.Call(cctx, "tasks/get", map[string]any{
 			"taskId": created.Task.TaskID,
 			"_meta":  map[string]any{client.RelatedTaskKey: map[string]string{"taskId": "mcptasks-no-such-task"}},
 		})
@@ -112,6 +120,21 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		var t client.Task
 		Expect(json.Unmarshal(raw, &t)).To(Succeed())
 		Expect(t.TaskID).To(Equal(created.Task.TaskID))
+	})
+
+	env.It("picks the task by the taskId parameter, not by related-task metadata naming another task", "TASKS-META-003", func(ctx SpecContext) {
+		a := env.Sleep(ctx, 0)
+		b := env.Sleep(ctx, 0)
+		cctx, cancel := context.WithTimeout(ctx, answerTimeout)
+		defer cancel()
+		raw, err := env.A.Call(cctx, "tasks/get", map[string]any{
+			"taskId": a.Task.TaskID,
+			"_meta":  map[string]any{client.RelatedTaskKey: map[string]string{"taskId": b.Task.TaskID}},
+		})
+		Expect(err).NotTo(HaveOccurred(), "tasks/get with related-task metadata naming another task (no answer within %s means it was not answered on its own)", answerTimeout)
+		var t client.Task
+		Expect(json.Unmarshal(raw, &t)).To(Succeed())
+		Expect(t.TaskID).To(Equal(a.Task.TaskID), "tasks/get followed the related-task metadata instead of taskId")
 	})
 
 	env.It("answers tasks/get with a JSON body rather than an event stream", "TASKS-INPUT-002", func(ctx SpecContext) {

@@ -70,4 +70,46 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 		Expect(ok).To(BeTrue(), "expected a JSON-RPC error, got %v", err)
 		Expect(code).To(BeElementOf(int64(-32601), int64(-32602)))
 	})
+
+	env.It("lists tools whose definitions, inputSchema included, are well formed", "TASKS-TOOLDEF-002", func(ctx SpecContext) {
+		raw, err := env.A.Call(ctx, "tools/list", nil)
+		Expect(err).NotTo(HaveOccurred())
+		var res struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		Expect(json.Unmarshal(raw, &res)).To(Succeed())
+		for _, t := range res.Tools {
+			Expect(validateDef("Tool", t)).To(Succeed())
+			Expect(string(mustMember(t, "inputSchema"))).NotTo(Or(BeEmpty(), Equal("null")), "a tool has no inputSchema: %s", truncateRaw(t))
+		}
+	})
+
+	env.It("never completes a task whose arguments break the tool's input schema", "TASKS-TOOLDEF-007", func(ctx SpecContext) {
+		env.RequireTaskTools()
+		role := env.TaskSleep()
+		name := env.Fixture(role)
+		args := env.Args(role, map[string]any{"ms": "not a number"})
+		if len(args) == 0 {
+			NotSupported("the %q fixture takes no argument that could be made invalid", role)
+		}
+		res, err := env.A.CallToolAsTask(ctx, name, args, nil)
+		if err != nil {
+			_, isRPC := rpcCode(err)
+			Expect(isRPC).To(BeTrue(), "expected a JSON-RPC error for invalid arguments, got %v", err)
+			return
+		}
+		final := env.Await(ctx, res.Task.TaskID)
+		if final.Status == "failed" || final.Status == "cancelled" {
+			return
+		}
+		payload, err := env.A.Result(ctx, res.Task.TaskID)
+		if err != nil {
+			return
+		}
+		var r struct {
+			IsError bool `json:"isError"`
+		}
+		Expect(json.Unmarshal(payload, &r)).To(Succeed())
+		Expect(r.IsError).To(BeTrue(), "a task with arguments that break the input schema completed successfully: %s", truncateRaw(payload))
+	})
 })

@@ -3,6 +3,8 @@ package suites
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strings"
 	"unicode/utf8"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -152,4 +154,42 @@ var _ = describeServer("Wire format", "wire", func(env *ServerEnv) {
 			Expect(m.ContentType).To(Or(HavePrefix("application/json"), HavePrefix("text/event-stream")), describeMessage(m))
 		}
 	})
+
+	env.It("never gives a notification an id", "TASKS-JSONRPC-006", func(ctx SpecContext) {
+		_ = env.A.OpenStream(ctx)
+		fullFlow(ctx)
+		for _, m := range env.Messages() {
+			if m.Method != "" && !m.IsResponse() && m.Kind != client.KindRequest {
+				Expect(m.ID).To(BeEmpty(), "notification %s carries an id", m.Method)
+			}
+		}
+		rr, err := env.A.NotifyRaw(ctx, "notifications/cancelled", map[string]any{"requestId": "mcptasks-unknown", "reason": "probe"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.TrimSpace(string(rr.Body))).To(BeEmpty(), "a notification was answered with a body: %s", rr.Body)
+	})
+
+	env.It("uses only well-formed _meta keys", "TASKS-JSONRPC-007", func(ctx SpecContext) {
+		_ = env.A.OpenStream(ctx)
+		fullFlow(ctx)
+		for _, m := range env.Messages() {
+			for _, obj := range [][]byte{m.Result(), m.Params()} {
+				var v struct {
+					Meta map[string]json.RawMessage `json:"_meta"`
+				}
+				if len(obj) == 0 || json.Unmarshal(obj, &v) != nil {
+					continue
+				}
+				for k := range v.Meta {
+					Expect(metaKeyPattern.MatchString(k)).To(BeTrue(), "%s: _meta key %q breaks the key grammar", describeMessage(m), k)
+				}
+			}
+		}
+	})
 })
+
+// metaKeyPattern is the _meta key grammar: an optional prefix of
+// dot-separated labels (each starting with a letter, ending with a letter or
+// digit, hyphens inside) followed by a slash, then a name that is empty or
+// starts and ends with an alphanumeric character, with hyphens,
+// underscores, dots and alphanumerics inside.
+var metaKeyPattern = regexp.MustCompile(`^(?:[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$`)

@@ -229,6 +229,24 @@ func (c *Client) Close(ctx context.Context) error {
 	return nil
 }
 
+// DeleteSession asks the server to end the session with HTTP DELETE and
+// returns the HTTP status (405 means the server does not let clients end
+// sessions). The client forgets nothing: later requests still carry the old
+// session id, which lets callers check how the server treats it.
+func (c *Client) DeleteSession(ctx context.Context) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.url, nil)
+	if err != nil {
+		return 0, err
+	}
+	c.setHeaders(req)
+	resp, err := c.httpClient.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("DELETE session: %w", err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
 // Notifications returns the notifications received so far, on any stream.
 func (c *Client) Notifications() []*Message {
 	c.mu.Lock()

@@ -1,0 +1,107 @@
+package suites
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcptasks/mcptasks/tasks/client"
+)
+
+// httpStatus returns the HTTP status of a *client.HTTPError, or 0.
+func httpStatus(err error) int {
+	var he *client.HTTPError
+	if errors.As(err, &he) {
+		return he.StatusCode
+	}
+	return 0
+}
+
+var _ = describeServer("Streamable HTTP transport", "transport", func(env *ServerEnv) {
+	env.It("refuses a request whose Origin header is not acceptable with HTTP 403", "TASKS-XPORT-004", func(ctx SpecContext) {
+		_, err := env.A.Call(ctx, "ping", nil, client.WithCallHeader("Origin", "http://evil.invalid"))
+		Expect(httpStatus(err)).To(Equal(http.StatusForbidden), "a request from Origin http://evil.invalid got %v", err)
+	})
+
+	env.It("rejects task requests sent before initialize", "TASKS-INIT-001", func(ctx SpecContext) {
+		fresh := env.NewClient(env.Config.URLs[0], env.Config.Headers)
+		for _, m := range []string{"tasks/get", "tasks/list"} {
+			params := map[string]any{}
+			if m == "tasks/get" {
+				params["taskId"] = "00000000-0000-4000-8000-000000000000"
+			}
+			raw, err := fresh.Call(ctx, m, params)
+			Expect(err).To(HaveOccurred(), "%s before initialize was answered with data: %s", m, truncateRaw(raw))
+			_, isRPC := rpcCode(err)
+			status := httpStatus(err)
+			Expect(isRPC || (status >= 400 && status < 500)).To(BeTrue(),
+				"%s before initialize should get a JSON-RPC error or an HTTP 4xx, got %v", m, err)
+		}
+	})
+
+	env.It("answers requests that lack the session id with HTTP 400 when it uses sessions", "TASKS-XPORT-038", func(ctx SpecContext) {
+		if env.A.SessionID() == "" {
+			NotApplicable("the server assigns no Mcp-Session-Id")
+		}
+		_, err := env.A.Call(ctx, "ping", nil, client.WithCallHeader(client.HeaderSessionID, ""))
+		Expect(httpStatus(err)).To(Equal(http.StatusBadRequest), "a request without Mcp-Session-Id got %v", err)
+	})
+
+	env.It("answers requests on a terminated session with HTTP 404", "TASKS-XPORT-040", func(ctx SpecContext) {
+		c := env.Connect(ctx, env.Config.URLs[0], env.Config.Headers)
+		if c.SessionID() == "" {
+			NotApplicable("the server assigns no Mcp-Session-Id")
+		}
+		status, err := c.DeleteSession(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		if status == http.StatusMethodNotAllowed {
+			NotApplicable("the server does not let clients end sessions (DELETE answered 405)")
+		}
+		Expect(status).To(BeNumerically("~", 200, 99), "DELETE of the session answered %d", status)
+		_, err = c.Call(ctx, "ping", nil)
+		Expect(httpStatus(err)).To(Equal(http.StatusNotFound), "a request on the ended session got %v", err)
+	})
+
+	env.It("refuses a posted message that is not valid JSON-RPC with an HTTP error", "TASKS-XPORT-009", func(ctx SpecContext) {
+		rr, err := env.A.PostRaw(ctx, []byte(`{"jsonrpc":"2.0","params":{}}`))
+		Expect(err).To(HaveOccurred(), "a message with neither method nor id was accepted (HTTP %d)", statusOf(rr))
+		Expect(httpStatus(err)).To(BeNumerically(">=", 400), "%v", err)
+	})
+
+	env.It("keeps a task running when the client drops a pending tasks/result", "TASKS-XPORT-021", func(ctx SpecContext) {
+		created := env.Sleep(ctx, 600)
+		rctx, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
+		_, err := env.A.Result(rctx, created.Task.TaskID)
+		cancel()
+		Expect(err).To(HaveOccurred(), "tasks/result returned before a 600 ms task could end")
+		final := env.Await(ctx, created.Task.TaskID)
+		Expect(final.Status).To(Equal("completed"), "dropping the tasks/result connection changed the task's fate")
+	})
+
+	env.It("sends no JSON-RPC response on the GET stream", "TASKS-XPORT-026", func(ctx SpecContext) {
+		if err := env.A.OpenStream(ctx); err != nil {
+			NotApplicable("the server offers no GET stream: %v", err)
+		}
+		created := env.Sleep(ctx, 50)
+		env.Await(ctx, created.Task.TaskID)
+		_, err := env.A.Result(ctx, created.Task.TaskID)
+		Expect(err).NotTo(HaveOccurred())
+		time.Sleep(100 * time.Millisecond)
+		for _, m := range env.Messages() {
+			if m.Stream == client.StreamGET {
+				Expect(m.IsResponse()).To(BeFalse(), "a response arrived on the GET stream: %s", truncateRaw(m.Raw))
+			}
+		}
+	})
+})
+
+func statusOf(rr *client.RawResponse) int {
+	if rr == nil {
+		return 0
+	}
+	return rr.StatusCode
+}
