@@ -12,7 +12,7 @@ import (
 // requestor sees.
 func (s *Store) RenewLease(ctx context.Context, owner tasks.Owner, id string, until time.Time) error {
 	const op = "renew lease"
-	if err := s.check(ctx, op); err != nil {
+	if err := s.checkTask(ctx, op, owner, id); err != nil {
 		return err
 	}
 	now := s.cfg.Now()

@@ -56,6 +56,11 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 	if err != nil {
 		return tasks.Record{}, err
 	}
+	if !storable(string(owner)) {
+		return tasks.Record{}, &tasks.Error{Op: "create", Err: tasks.ErrInvalidParams,
+			Detail: "the owner must be valid UTF-8 without NUL bytes"}
+	}
+	rec.Method, rec.StatusMessage = clean(rec.Method), clean(rec.StatusMessage)
 	args := []any{rec.ID, string(rec.Owner), rec.Method, string(rec.Status), rec.StatusMessage,
 		rec.CreatedAt, rec.LastUpdatedAt, nullableMS(rec.TTL), rec.PollInterval.Milliseconds(),
 		nullableTime(rec.ExpiresAt), rec.Version, encodeVariables(rec.Variables)}
@@ -100,7 +105,7 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 
 // Get returns the task.
 func (s *Store) Get(ctx context.Context, owner tasks.Owner, id string) (tasks.Record, error) {
-	if err := s.check(ctx, "get"); err != nil {
+	if err := s.checkTask(ctx, "get", owner, id); err != nil {
 		return tasks.Record{}, err
 	}
 	return s.read(ctx, "get", owner, id, s.cfg.Now(), false)
@@ -141,7 +146,7 @@ func (s *Store) conditional(ctx context.Context, op string, owner tasks.Owner, i
 // Transition moves a task between working and input_required with one
 // conditional UPDATE.
 func (s *Store) Transition(ctx context.Context, owner tasks.Owner, id string, to tasks.Status, message string) (tasks.Record, error) {
-	if err := s.check(ctx, "transition"); err != nil {
+	if err := s.checkTask(ctx, "transition", owner, id); err != nil {
 		return tasks.Record{}, err
 	}
 	now := s.cfg.Now()
@@ -152,7 +157,7 @@ func (s *Store) Transition(ctx context.Context, owner tasks.Owner, id string, to
 			SET status = $4, status_message = $5, version = version + 1, updated_at = GREATEST(updated_at, $6)
 			WHERE id = $1 AND owner = $2 AND status = ANY($3) AND ` + visibleAt + `$6)
 			RETURNING ` + viewColumns
-		args = []any{id, string(owner), from, string(to), message, now}
+		args = []any{id, string(owner), from, string(to), clean(message), now}
 	}
 	return s.conditional(ctx, "transition", owner, id, now, sql, args,
 		func(cur tasks.Record) error { return tasks.CheckTransition(cur, to) })
@@ -167,13 +172,13 @@ const finishSQL = `UPDATE mcptasks_tasks
 
 func finishArgs(owner tasks.Owner, id string, status tasks.Status, message string, now time.Time, o tasks.Outcome) []any {
 	res, code, msg, data := outcomeArgs(o)
-	return []any{id, string(owner), string(status), message, now, res, code, msg, data}
+	return []any{id, string(owner), string(status), clean(message), now, res, code, msg, data}
 }
 
 // Complete ends the task as completed or failed and stores its outcome in
 // the same UPDATE.
 func (s *Store) Complete(ctx context.Context, owner tasks.Owner, id string, status tasks.Status, message string, outcome tasks.Outcome) (tasks.Record, error) {
-	if err := s.check(ctx, "complete"); err != nil {
+	if err := s.checkTask(ctx, "complete", owner, id); err != nil {
 		return tasks.Record{}, err
 	}
 	now := s.cfg.Now()
@@ -191,7 +196,7 @@ func (s *Store) Complete(ctx context.Context, owner tasks.Owner, id string, stat
 // Cancel moves a non-terminal task to cancelled with one conditional
 // UPDATE that also stores the cancellation outcome.
 func (s *Store) Cancel(ctx context.Context, owner tasks.Owner, id string, message string) (tasks.Record, error) {
-	if err := s.check(ctx, "cancel"); err != nil {
+	if err := s.checkTask(ctx, "cancel", owner, id); err != nil {
 		return tasks.Record{}, err
 	}
 	now := s.cfg.Now()
@@ -207,7 +212,7 @@ func (s *Store) Cancel(ctx context.Context, owner tasks.Owner, id string, messag
 
 // Result returns the task with its outcome once it is terminal.
 func (s *Store) Result(ctx context.Context, owner tasks.Owner, id string) (tasks.Record, error) {
-	if err := s.check(ctx, "result"); err != nil {
+	if err := s.checkTask(ctx, "result", owner, id); err != nil {
 		return tasks.Record{}, err
 	}
 	rec, err := s.read(ctx, "result", owner, id, s.cfg.Now(), true)
@@ -226,7 +231,7 @@ func (s *Store) Result(ctx context.Context, owner tasks.Owner, id string) (tasks
 // the result and the size check equal every other backend's.
 func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, patch map[string]json.RawMessage) (tasks.Record, error) {
 	const op = "set variables"
-	if err := s.check(ctx, op); err != nil {
+	if err := s.checkTask(ctx, op, owner, id); err != nil {
 		return tasks.Record{}, err
 	}
 	now := s.cfg.Now()
@@ -281,6 +286,9 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 	}
 	if err := s.check(ctx, "list"); err != nil {
 		return tasks.Page{}, err
+	}
+	if !storable(string(owner)) {
+		return tasks.Page{}, nil // no such owner can hold tasks
 	}
 	limit := s.cfg.PageLimit(opts.Limit)
 	now := s.cfg.Now()

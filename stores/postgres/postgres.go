@@ -21,8 +21,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -134,6 +136,32 @@ func (s *Store) check(ctx context.Context, op string) error {
 		return &tasks.Error{Op: op, Err: ErrClosed}
 	}
 	return nil
+}
+
+// checkTask is check for the methods that address one task. An owner or
+// id PostgreSQL cannot store as text (invalid UTF-8, a NUL byte) names no
+// task, so it is reported as not found without asking the database.
+func (s *Store) checkTask(ctx context.Context, op string, owner tasks.Owner, id string) error {
+	if err := s.check(ctx, op); err != nil {
+		return err
+	}
+	if !storable(string(owner)) || !storable(id) {
+		return notFound(op, id)
+	}
+	return nil
+}
+
+// storable reports whether PostgreSQL can hold s in a text column.
+func storable(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
+
+// clean makes a free-text value (a status or error message, a method
+// name) storable: invalid UTF-8 and NUL bytes, which a text column
+// refuses, become U+FFFD. Every other string is kept exactly.
+func clean(s string) string {
+	if storable(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
 // dbErr wraps an error from the database. Context errors pass through so

@@ -164,7 +164,7 @@ func outcomeArgs(o tasks.Outcome) (result []byte, code *int64, msg *string, data
 		result = o.Result
 	}
 	if o.Error != nil {
-		c, m := o.Error.Code, o.Error.Message
+		c, m := o.Error.Code, clean(o.Error.Message)
 		code, msg = &c, &m
 		if len(o.Error.Data) > 0 {
 			data = o.Error.Data

@@ -423,3 +423,42 @@ func TestLimitHoldsAcrossInstances(t *testing.T) {
 		t.Fatalf("List: %d tasks, %v; want 50", len(p.Tasks), err)
 	}
 }
+
+// TestStringsPostgresCannotStore: ids and owners a text column refuses
+// name no task (ErrNotFound, never an internal error), and messages with
+// NUL bytes or invalid UTF-8 are stored with U+FFFD in their place.
+func TestStringsPostgresCannotStore(t *testing.T) {
+	cfg, _ := fakeCfg()
+	s, _ := fresh(t, cfg)
+	ctx := testCtx(t)
+	r := mustCreate(t, s, "o")
+	for _, id := range []string{"\x00", "a\x00b", "\xff\xfe", r.ID + "\x00"} {
+		if _, err := s.Get(ctx, "o", id); !errors.Is(err, tasks.ErrNotFound) {
+			t.Errorf("Get(%q): %v, want ErrNotFound", id, err)
+		}
+		if _, err := s.Cancel(ctx, "o", id, ""); !errors.Is(err, tasks.ErrNotFound) {
+			t.Errorf("Cancel(%q): %v, want ErrNotFound", id, err)
+		}
+	}
+	if _, err := s.Get(ctx, "o\x00", r.ID); !errors.Is(err, tasks.ErrNotFound) {
+		t.Errorf("Get by owner with a NUL: %v, want ErrNotFound", err)
+	}
+	if p, err := s.List(ctx, "\xff", tasks.ListOptions{}); err != nil || len(p.Tasks) != 0 {
+		t.Errorf("List of an unstorable owner: %v, %v", p, err)
+	}
+	if _, err := s.Create(ctx, "bad\x00owner", tasks.CreateParams{}); !errors.Is(err, tasks.ErrInvalidParams) {
+		t.Errorf("Create for an owner with a NUL: %v, want ErrInvalidParams", err)
+	}
+	got, err := s.Transition(ctx, "o", r.ID, tasks.StatusInputRequired, "nul\x00here")
+	if err != nil || got.StatusMessage != "nul\uFFFDhere" {
+		t.Errorf("Transition with a NUL in the message: %q, %v", got.StatusMessage, err)
+	}
+	if _, err := s.Complete(ctx, "o", r.ID, tasks.StatusFailed, "bad \xff utf8",
+		tasks.Outcome{Error: &tasks.RPCError{Code: -1, Message: "x\x00y"}}); err != nil {
+		t.Fatalf("Complete with unstorable messages: %v", err)
+	}
+	res, err := s.Result(ctx, "o", r.ID)
+	if err != nil || res.StatusMessage != "bad \uFFFD utf8" || res.Outcome.Error.Message != "x\uFFFDy" {
+		t.Errorf("Result: %q / %+v, %v", res.StatusMessage, res.Outcome, err)
+	}
+}

@@ -24,7 +24,7 @@ const (
 // covers every other change, expiry, and any time the listening
 // connection is down.
 func (s *Store) Wait(ctx context.Context, owner tasks.Owner, id string, after int64) (tasks.Record, error) {
-	if err := s.check(ctx, "wait"); err != nil {
+	if err := s.checkTask(ctx, "wait", owner, id); err != nil {
 		return tasks.Record{}, err
 	}
 	l := s.startListener()
@@ -33,7 +33,11 @@ func (s *Store) Wait(ctx context.Context, owner tasks.Owner, id string, after in
 	}
 	ch, unregister := l.register(id)
 	defer unregister()
-	tick := time.NewTicker(s.cfg.PollInterval)
+	poll := s.cfg.PollInterval
+	if poll <= 0 {
+		poll = tasks.DefaultPollInterval
+	}
+	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	for {
 		if err := s.check(ctx, "wait"); err != nil {
