@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
@@ -1051,5 +1052,78 @@ func TestIdleSessionsAreForgotten(t *testing.T) {
 	}
 	if _, err := streaming.Call(ctx, "ping", nil); err != nil {
 		t.Errorf("a session with an open stream was forgotten: %v", err)
+	}
+}
+
+// Every message the server sends in a typical session must validate
+// against its schema $def (the whole message, and the result against the
+// result type of its request).
+func TestWireMessagesValidate(t *testing.T) {
+	inst := start(t, reference.Options{})
+	ctx := testCtx(t)
+	var mu sync.Mutex
+	var problems []string
+	checked := 0
+	observe := func(m *client.Message) {
+		if m.Direction != client.Received || m.Def == "" {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		checked++
+		if err := schema.Validate(m.Def, m.Raw); err != nil {
+			problems = append(problems, fmt.Sprintf("%s as %s: %v\n%s", m.Method, m.Def, err, m.Raw))
+		}
+		if m.Kind == client.KindResult && m.ResultDef != "" {
+			if err := schema.Validate(m.ResultDef, m.Result()); err != nil {
+				problems = append(problems, fmt.Sprintf("%s result as %s: %v\n%s", m.Method, m.ResultDef, err, m.Result()))
+			}
+		}
+	}
+	answer := func(context.Context, *client.Message) (any, error) {
+		return map[string]any{"action": "accept", "content": map[string]any{"answer": "yes"}}, nil
+	}
+	c := connect(t, inst.URL, client.WithObserver(observe), client.WithRequestHandler(answer))
+	if err := c.OpenStream(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListTools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{server.FixtureSleep, server.FixtureToolError, server.FixtureRPCError, server.FixtureInput} {
+		args := map[string]any{"ms": 1}
+		if tool == server.FixtureInput {
+			args = map[string]any{"question": "ok?"}
+		}
+		ct, err := c.CallToolAsTask(ctx, tool, args, i64(30000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = c.GetTask(ctx, ct.Task.TaskID)
+		_, _ = c.Result(ctx, ct.Task.TaskID)
+	}
+	params := map[string]any{"name": server.FixtureProgress, "arguments": map[string]any{"ms": 3, "steps": 3}, "_meta": map[string]any{"progressToken": 5}}
+	if _, err := c.Call(ctx, "tools/call", params); err != nil {
+		t.Fatal(err)
+	}
+	params["task"] = map[string]any{}
+	if _, err := c.Call(ctx, "tools/call", params); err != nil {
+		t.Fatal(err)
+	}
+	ct, err := c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 60000}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = c.CancelTask(ctx, ct.Task.TaskID)
+	_, _ = c.ListAllTasks(ctx, 5)
+	_, _ = c.Call(ctx, "tasks/get", map[string]any{"taskId": 1})
+	time.Sleep(100 * time.Millisecond) // let the GET stream deliver the last notifications
+	mu.Lock()
+	defer mu.Unlock()
+	if checked < 20 {
+		t.Errorf("only %d messages checked", checked)
+	}
+	for _, p := range problems {
+		t.Error(p)
 	}
 }
