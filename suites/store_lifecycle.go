@@ -97,6 +97,7 @@ var _ = describeStore("Lifecycle", "lifecycle", func(env *StoreEnv) {
 			Expect(rec.StatusMessage).To(Equal("queued"))
 			Expect(rec.CreatedAt.Equal(want)).To(BeTrue(), "createdAt %v, clock says %v", rec.CreatedAt, want)
 			Expect(rec.LastUpdatedAt.Equal(rec.CreatedAt)).To(BeTrue(), "lastUpdatedAt %v differs from createdAt %v", rec.LastUpdatedAt, rec.CreatedAt)
+			Expect(rec.PollInterval).To(Equal(env.Config.PollInterval), "the suggested poll interval")
 		}
 	})
 
@@ -113,6 +114,16 @@ var _ = describeStore("Lifecycle", "lifecycle", func(env *StoreEnv) {
 		Expect(again.Status).To(Equal(tasks.StatusWorking))
 		Expect(again.Variables).To(HaveLen(1))
 		Expect(string(again.Variables["server.a"])).To(Equal(`1`))
+
+		By("changing an outcome read with Result")
+		_, err = env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusFailed, "", ErrorOutcome(-32000, "original"))
+		Expect(err).NotTo(HaveOccurred())
+		res, err := env.Store.Result(ctx, env.Owner, r.ID)
+		Expect(err).NotTo(HaveOccurred())
+		res.Outcome.Error.Message = "tampered"
+		res, err = env.Store.Result(ctx, env.Owner, r.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Outcome.Error.Message).To(Equal("original"))
 	})
 
 	env.It("moves lastUpdatedAt forward on each change and keeps createdAt", "TASKS-TTL-002", func(ctx SpecContext) {
