@@ -10,6 +10,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -20,6 +21,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -45,6 +47,7 @@ type config struct {
 	headers        []string
 	baseline       bool
 	jsonOut        bool
+	external       bool // the server runs in another process
 }
 
 type headerList []string
@@ -79,6 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&hdrs, "header", "extra HTTP header \"Key: Value\" on every request (repeatable), e.g. Authorization")
 	fs.BoolVar(&c.baseline, "baseline", false, "also measure a bare net/http handler returning a same-size JSON body")
 	fs.BoolVar(&c.jsonOut, "json", false, "print results as JSON")
+	serveSize := fs.Int("serve-baseline", 0, "internal: serve the bare baseline handler with a body of this many bytes and print its address")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -86,6 +90,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	c.headers = hdrs
+	if *serveSize > 0 {
+		return serveBaseline(*serveSize, stdout, stderr)
+	}
 	if c.clients < 1 || c.tasksPerClient < 1 || c.duration <= 0 {
 		fmt.Fprintln(stderr, "taskload: --clients, --tasks and --duration must be positive")
 		return 2
@@ -118,6 +125,7 @@ func report(w io.Writer, c config, results []Result) {
 
 // measure runs the tasks/get load and, if asked, the baseline.
 func measure(ctx context.Context, c config) ([]Result, error) {
+	c.external = c.url != ""
 	if c.url == "" {
 		inst, err := reference.Start(ctx, reference.Options{Config: tasks.Config{MaxTasksPerOwner: -1}})
 		if err != nil {
@@ -283,22 +291,81 @@ func load(ctx context.Context, name string, workers []*worker, c config) Result 
 	return r
 }
 
-// baseline serves a bare handler returning body and loads it the same way.
-func baseline(ctx context.Context, hc *http.Client, c config, body []byte) (Result, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return Result{}, err
-	}
+// bareHandler answers every request with body, as cheaply as net/http allows.
+func bareHandler(body []byte) http.Handler {
 	size := strconv.Itoa(len(body))
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", size)
 		_, _ = w.Write(body)
-	}), ReadHeaderTimeout: 10 * time.Second}
+	})
+}
+
+// serveBaseline runs the bare handler in this (child) process until stdin
+// closes; the first line on stdout is its URL.
+func serveBaseline(size int, stdout, stderr io.Writer) int {
+	body := append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":{"pad":"`), bytes.Repeat([]byte("x"), max(0, size-44))...), `"}}`...)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(stderr, "taskload:", err)
+		return 1
+	}
+	srv := &http.Server{Handler: bareHandler(body), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	url := "http://" + ln.Addr().String() + "/"
+	fmt.Fprintf(stdout, "http://%s/\n", ln.Addr())
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	_ = srv.Close()
+	return 0
+}
+
+// startBaseline starts the bare handler answering with a body of the
+// given size: in a child process when the measured server is external (so
+// both sides pay for crossing processes), else in this process like the
+// in-process reference server. It returns the URL and a stop function.
+func startBaseline(c config, body []byte) (string, func(), error) {
+	if !c.external {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", nil, err
+		}
+		srv := &http.Server{Handler: bareHandler(body), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = srv.Serve(ln) }()
+		return "http://" + ln.Addr().String() + "/", func() { _ = srv.Close() }, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(exe, "--serve-baseline", strconv.Itoa(len(body)))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return "", nil, fmt.Errorf("baseline process: %w", err)
+	}
+	return strings.TrimSpace(line), func() { _ = stdin.Close(); _ = cmd.Wait() }, nil
+}
+
+// baseline loads the bare handler the same way as the server.
+func baseline(ctx context.Context, hc *http.Client, c config, body []byte) (Result, error) {
+	url, stop, err := startBaseline(c, body)
+	if err != nil {
+		return Result{}, err
+	}
+	defer stop()
 	workers := make([]*worker, c.clients)
 	for i := range workers {
 		h := http.Header{}
@@ -308,6 +375,11 @@ func baseline(ctx context.Context, hc *http.Client, c config, body []byte) (Resu
 		h.Set("Mcp-Protocol-Version", "2025-11-25")
 		workers[i] = &worker{hc: hc, url: url, headers: h,
 			bodies: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"00000000-0000-4000-8000-000000000000"}}`)}}
+	}
+	for _, w := range workers {
+		if _, err := w.get(ctx, 0); err != nil {
+			return Result{}, fmt.Errorf("baseline: %w", err)
+		}
 	}
 	r := load(ctx, "baseline", workers, c)
 	r.BodyBytes = len(body)
