@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -95,7 +98,7 @@ func (env *ServerEnv) CreateOn(ctx context.Context, c *client.Client, role strin
 	env.RequireTaskTools()
 	name := env.Fixture(role)
 	res, err := c.CallToolAsTask(ctx, name, env.Args(role, args), ttl, opts...)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "tools/call %s with a task", name)
+	checkCall(err, "tools/call %s with a task", name)
 	env.mu.Lock()
 	env.created = append(env.created, createdTask{c: c, id: res.Task.TaskID})
 	env.mu.Unlock()
@@ -116,7 +119,7 @@ func (env *ServerEnv) CreateCall(ctx context.Context, c *client.Client, role str
 		tc.Task = &client.TaskParams{}
 	}
 	res, err := c.CreateTask(ctx, tc, opts...)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "tools/call %s with a task", tc.Name)
+	checkCall(err, "tools/call %s with a task", tc.Name)
 	env.mu.Lock()
 	env.created = append(env.created, createdTask{c: c, id: res.Task.TaskID})
 	env.mu.Unlock()
@@ -161,7 +164,7 @@ func (env *ServerEnv) AwaitOn(ctx context.Context, c *client.Client, id string, 
 	wctx, cancel := context.WithTimeout(ctx, env.Config.TaskTimeout)
 	defer cancel()
 	t, err := c.WaitTerminal(wctx, id, 10*time.Millisecond, env.Config.MaxPoll, seen)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "waiting for task %s to finish", id)
+	checkCall(err, "waiting for task %s to finish", id)
 	return t
 }
 
@@ -178,7 +181,7 @@ func (env *ServerEnv) PollUntil(ctx context.Context, c *client.Client, id string
 	deadline := time.Now().Add(env.Config.TaskTimeout)
 	for {
 		t, err := c.GetTask(ctx, id)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "tasks/get %s", id)
+		checkCall(err, "tasks/get %s", id)
 		if cond(t) || t.Terminal() || time.Now().After(deadline) {
 			return t
 		}
@@ -189,6 +192,32 @@ func (env *ServerEnv) PollUntil(ctx context.Context, c *client.Client, id string
 		case <-time.After(d):
 		}
 	}
+}
+
+// checkCall fails the spec if err is set: as a harness error when the
+// connection itself broke (refused, reset, closed before an answer: the
+// server went away, so the requirement could not be judged), as a failure
+// otherwise.
+func checkCall(err error, format string, args ...any) {
+	ginkgo.GinkgoHelper()
+	if err == nil {
+		return
+	}
+	if connectionLost(err) {
+		HarnessError("%s: lost the connection to the server: %v", fmt.Sprintf(format, args...), err)
+	}
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), fmt.Sprintf(format, args...))
+}
+
+// connectionLost reports whether err is a broken connection rather than an
+// answer (or a timeout, which is the server's doing).
+func connectionLost(err error) bool {
+	var ue *url.Error
+	if !errors.As(err, &ue) || ue.Timeout() {
+		return false
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // ExpectRPCError asserts that err is a JSON-RPC error with code.
