@@ -43,6 +43,8 @@ func TestSuiteBites(t *testing.T) {
 		{"tasks never expire", newNeverExpires, []string{"TASKS-TTL-005", "MCPT-TTL-006", "MCPT-TTL-007", "TASKS-RSRC-003"}},
 		{"List crosses owners", newLeakyList, []string{"TASKS-SEC-007"}},
 		{"Complete is not atomic", newSplitComplete, []string{"MCPT-RES-001"}},
+		{"variable writes overwrite each other", newLostUpdate, []string{"MCPT-CONC-002"}},
+		{"Complete checks then acts", newCheckThenAct, []string{"MCPT-CONC-001"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package bite_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -172,6 +173,64 @@ func (s *splitComplete) Get(ctx context.Context, owner tasks.Owner, id string) (
 	defer s.mu.Unlock()
 	if st, ok := s.pending[id]; ok && err == nil {
 		r.Status = st
+	}
+	return r, err
+}
+
+// lostUpdate merges variables by read, modify, write without holding
+// anything across the steps, so concurrent writers erase each other's keys.
+type lostUpdate struct{ *memory.Store }
+
+func newLostUpdate(cfg tasks.Config) tasks.Store { return &lostUpdate{memory.New(cfg)} }
+
+func (s *lostUpdate) SetVariables(ctx context.Context, owner tasks.Owner, id string, patch map[string]json.RawMessage) (tasks.Record, error) {
+	cur, err := s.Store.Get(ctx, owner, id)
+	if err != nil {
+		return cur, err
+	}
+	merged, err := tasks.MergeVariables(cur.Variables, patch, 0)
+	if err != nil {
+		return s.Store.SetVariables(ctx, owner, id, patch) // let the real store word the error
+	}
+	time.Sleep(time.Millisecond)
+	// Write the whole map back: keys others added meanwhile are dropped.
+	now, err := s.Store.Get(ctx, owner, id)
+	if err != nil {
+		return now, err
+	}
+	write := map[string]json.RawMessage{}
+	for k := range now.Variables {
+		if _, ok := merged[k]; !ok {
+			write[k] = json.RawMessage(`null`)
+		}
+	}
+	for k, v := range merged {
+		write[k] = v
+	}
+	for k, v := range patch {
+		if string(v) == "null" {
+			write[k] = v
+		}
+	}
+	return s.Store.SetVariables(ctx, owner, id, write)
+}
+
+// checkThenAct checks the status, then ends the task in a second step; a
+// racer that loses the second step is still told it won.
+type checkThenAct struct{ *memory.Store }
+
+func newCheckThenAct(cfg tasks.Config) tasks.Store { return &checkThenAct{memory.New(cfg)} }
+
+func (s *checkThenAct) Complete(ctx context.Context, owner tasks.Owner, id string, st tasks.Status, msg string, o tasks.Outcome) (tasks.Record, error) {
+	cur, err := s.Store.Get(ctx, owner, id)
+	if err != nil || cur.Status.Terminal() {
+		return s.Store.Complete(ctx, owner, id, st, msg, o)
+	}
+	time.Sleep(time.Millisecond)
+	r, err := s.Store.Complete(ctx, owner, id, st, msg, o)
+	if errors.Is(err, tasks.ErrInvalidTransition) {
+		cur.Status = st
+		return cur, nil
 	}
 	return r, err
 }
