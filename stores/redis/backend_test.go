@@ -35,9 +35,7 @@ func TestRaceTerminal(t *testing.T) {
 }
 
 func TestRandomOpsAgainstMemory(t *testing.T) {
-	for _, seed := range []uint64{1, 2} {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { storetest.RandomOps(t, open, 10_000, seed) })
-	}
+	storetest.RandomOps(t, open, 10_000, 1)
 }
 
 // completeMany creates n tasks and completes each with a distinct result.

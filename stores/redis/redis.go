@@ -175,23 +175,8 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 	if err != nil {
 		return tasks.Record{}, err
 	}
-	ttl, exp := "", ""
-	if rec.TTL != nil {
-		ttl, exp = strconv.FormatInt(rec.TTL.Milliseconds(), 10), msStr(rec.ExpiresAt)
-	}
-	mem := indexMember(rec.CreatedAt.UnixMilli(), rec.ID)
-	limit := s.cfg.MaxTasksPerOwner
-	if limit < 0 {
-		limit = 0
-	}
-	args := []any{limit, msStr(rec.CreatedAt), mem, rec.ID, exp,
-		"own", string(owner), "mth", rec.Method, "st", string(rec.Status), "msg", rec.StatusMessage,
-		"cr", msStr(rec.CreatedAt), "up", msStr(rec.LastUpdatedAt), "ttl", ttl,
-		"poll", strconv.FormatInt(rec.PollInterval.Milliseconds(), 10), "exp", exp,
-		"ver", strconv.FormatInt(rec.Version, 10), "vars", encodeVariables(rec.Variables),
-		"res", "", "ecode", "", "emsg", "", "edata", "", "mem", mem}
-	res, err := createScript.Run(ctx, s.client,
-		[]string{s.taskKey(rec.ID), s.indexKey(owner), s.activeKey(owner), s.expiryKey()}, args...).Text()
+	keys, args := s.createCall(rec)
+	res, err := createScript.Run(ctx, s.client, keys, args...).Text()
 	if err != nil {
 		return tasks.Record{}, engineErr("create", rec.ID, err)
 	}
@@ -203,6 +188,26 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 			Detail: "the owner already has the maximum number of active tasks"}
 	}
 	return tasks.Record{}, &tasks.Error{Op: "create", TaskID: rec.ID, Err: fmt.Errorf("redis: create script answered %q", res)}
+}
+
+// createCall returns the keys and arguments of createScript for rec.
+func (s *Store) createCall(rec tasks.Record) ([]string, []any) {
+	ttl, exp := "", ""
+	if rec.TTL != nil {
+		ttl, exp = strconv.FormatInt(rec.TTL.Milliseconds(), 10), msStr(rec.ExpiresAt)
+	}
+	mem := indexMember(rec.CreatedAt.UnixMilli(), rec.ID)
+	limit := s.cfg.MaxTasksPerOwner
+	if limit < 0 {
+		limit = 0
+	}
+	args := []any{limit, msStr(rec.CreatedAt), mem, rec.ID, exp,
+		"own", string(rec.Owner), "mth", rec.Method, "st", string(rec.Status), "msg", rec.StatusMessage,
+		"cr", msStr(rec.CreatedAt), "up", msStr(rec.LastUpdatedAt), "ttl", ttl,
+		"poll", strconv.FormatInt(rec.PollInterval.Milliseconds(), 10), "exp", exp,
+		"ver", strconv.FormatInt(rec.Version, 10), "vars", encodeVariables(rec.Variables),
+		"res", "", "ecode", "", "emsg", "", "edata", "", "mem", mem}
+	return []string{s.taskKey(rec.ID), s.indexKey(rec.Owner), s.activeKey(rec.Owner), s.expiryKey()}, args
 }
 
 // Get returns the task.
@@ -248,6 +253,22 @@ func (s *Store) get(ctx context.Context, op string, owner tasks.Owner, id string
 
 // allowedFrom renders the statuses a task may leave for to as ",a,b,".
 func allowedFrom(to tasks.Status) string {
+	if a, ok := allowedCache[to]; ok {
+		return a
+	}
+	return renderAllowed(to)
+}
+
+// allowedCache holds allowedFrom for the five statuses.
+var allowedCache = func() map[tasks.Status]string {
+	m := make(map[tasks.Status]string, len(tasks.Statuses))
+	for _, st := range tasks.Statuses {
+		m[st] = renderAllowed(st)
+	}
+	return m
+}()
+
+func renderAllowed(to tasks.Status) string {
 	var b strings.Builder
 	b.WriteByte(',')
 	for _, st := range tasks.Statuses {
@@ -260,13 +281,18 @@ func allowedFrom(to tasks.Status) string {
 }
 
 // change runs changeScript; on a status mismatch it returns the current
-// record with ok=false so the caller can word the error exactly.
-func (s *Store) change(ctx context.Context, op string, owner tasks.Owner, id, allowed string, terminal bool, fields ...any) (tasks.Record, bool, error) {
-	term := "0"
-	if terminal {
-		term = "1"
+// record with ok=false so the caller can word the error exactly. outcome
+// is nil for a non-terminal change.
+func (s *Store) change(ctx context.Context, op string, owner tasks.Owner, id, allowed string, to tasks.Status, message string, outcome *tasks.Outcome) (tasks.Record, bool, error) {
+	args := make([]any, 0, 11)
+	args = append(args, string(owner), msStr(s.cfg.Now()), allowed, s.channel(id), id, string(to), message)
+	if o := outcome; o != nil {
+		code, msg, data := "", "", ""
+		if o.Error != nil {
+			code, msg, data = strconv.FormatInt(o.Error.Code, 10), o.Error.Message, string(o.Error.Data)
+		}
+		args = append(args, string(o.Result), code, msg, data)
 	}
-	args := append([]any{string(owner), msStr(s.cfg.Now()), allowed, s.channel(id), term, id}, fields...)
 	vals, err := changeScript.Run(ctx, s.client, []string{s.taskKey(id), s.activeKey(owner), s.leaseKey()}, args...).StringSlice()
 	if err != nil {
 		return tasks.Record{}, false, engineErr(op, id, err)
@@ -303,7 +329,7 @@ func (s *Store) Transition(ctx context.Context, owner tasks.Owner, id string, to
 	if to.Terminal() {
 		allowed = ","
 	}
-	rec, ok, err := s.change(ctx, "transition", owner, id, allowed, false, "st", string(to), "msg", message)
+	rec, ok, err := s.change(ctx, "transition", owner, id, allowed, to, message, nil)
 	if err != nil || ok {
 		return rec, err
 	}
@@ -325,7 +351,7 @@ func (s *Store) Complete(ctx context.Context, owner tasks.Owner, id string, stat
 	if tasks.CheckComplete(tasks.Record{Status: tasks.StatusWorking}, status, outcome) != nil {
 		allowed = ","
 	}
-	rec, ok, err := s.change(ctx, "complete", owner, id, allowed, true, outcomeArgs(status, message, outcome)...)
+	rec, ok, err := s.change(ctx, "complete", owner, id, allowed, status, message, &outcome)
 	if err != nil || ok {
 		return rec, err
 	}
@@ -340,22 +366,13 @@ func (s *Store) Cancel(ctx context.Context, owner tasks.Owner, id string, messag
 	if err := ctx.Err(); err != nil {
 		return tasks.Record{}, err
 	}
-	rec, ok, err := s.change(ctx, "cancel", owner, id, allowedFrom(tasks.StatusCancelled), true,
-		outcomeArgs(tasks.StatusCancelled, message, tasks.CancelledOutcome(message))...)
+	o := tasks.CancelledOutcome(message)
+	rec, ok, err := s.change(ctx, "cancel", owner, id, allowedFrom(tasks.StatusCancelled), tasks.StatusCancelled, message, &o)
 	if err != nil || ok {
 		return rec, err
 	}
 	return tasks.Record{}, &tasks.Error{Op: "cancel", TaskID: id, Status: rec.Status,
 		Target: tasks.StatusCancelled, Err: tasks.ErrInvalidTransition}
-}
-
-// outcomeArgs are the hash writes of a terminal change.
-func outcomeArgs(status tasks.Status, message string, o tasks.Outcome) []any {
-	code, msg, data := "", "", ""
-	if o.Error != nil {
-		code, msg, data = strconv.FormatInt(o.Error.Code, 10), o.Error.Message, string(o.Error.Data)
-	}
-	return []any{"st", string(status), "msg", message, "res", string(o.Result), "ecode", code, "emsg", msg, "edata", data}
 }
 
 // maxVarRetries bounds the read-merge-write loop of SetVariables under

@@ -70,24 +70,31 @@ return 'ok'
 // writes, bumps the version and publishes it, all atomically.
 //
 // KEYS: task hash, owner active set, lease set.
-// ARGV: owner, now, allowed current statuses as ",a,b,", channel,
-// terminal ("1"/"0"), id, then field/value pairs to write.
+// ARGV: owner, now, allowed current statuses as ",a,b,", channel, id,
+// new status, message, and for a terminal change the outcome: result,
+// error code, error message, error data.
 //
-// Replies {"ok", fields...} on success, {"st", fields...} when the status
-// does not allow the change, {"nf"} or {"exp"}.
+// Replies {"ok", fields...} on success (the record as written, built
+// from what was read, without reading it again), {"st", fields...} when
+// the status does not allow the change, {"nf"} or {"exp"}.
 var changeScript = goredis.NewScript(luaLoad + `
 local now = tonumber(ARGV[2])
 local h, why = load(KEYS[1], ARGV[1], now)
 if not h then return {why} end
 if not string.find(ARGV[3], ',' .. h[3] .. ',', 1, true) then return reply('st', h) end
-redis.call('HSET', KEYS[1], unpack(ARGV, 7))
-local ver = touch(KEYS[1], h, ARGV[2])
-if ARGV[5] == '1' then
-  redis.call('ZREM', KEYS[2], ARGV[6])
-  redis.call('ZREM', KEYS[3], ARGV[6])
+if now > tonumber(h[6]) then h[6] = ARGV[2] end
+h[3], h[4] = ARGV[6], ARGV[7]
+h[10] = string.format('%d', tonumber(h[10]) + 1)
+if #ARGV > 7 then
+  redis.call('HSET', KEYS[1], 'st', h[3], 'msg', h[4], 'up', h[6], 'ver', h[10],
+    'res', ARGV[8], 'ecode', ARGV[9], 'emsg', ARGV[10], 'edata', ARGV[11])
+  redis.call('ZREM', KEYS[2], ARGV[5])
+  redis.call('ZREM', KEYS[3], ARGV[5])
+else
+  redis.call('HSET', KEYS[1], 'st', h[3], 'msg', h[4], 'up', h[6], 'ver', h[10])
 end
-redis.call('PUBLISH', ARGV[4], ver)
-return reply('ok', redis.call('HMGET', KEYS[1], unpack(FIELDS)))
+redis.call('PUBLISH', ARGV[4], h[10])
+return reply('ok', h)
 `)
 
 // varsScript stores merged variables if the task is still at the version

@@ -177,23 +177,28 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 				Detail: "the owner already has the maximum number of active tasks"}
 		}
 	}
-	var ttl, exp any
-	if rec.TTL != nil {
-		ttl, exp = rec.TTL.Milliseconds(), ms(rec.ExpiresAt)
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO tasks (id, owner, method, status, status_message,
-		created_at, updated_at, ttl_ms, poll_ms, expires_at, version, variables)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		rec.ID, string(rec.Owner), rec.Method, string(rec.Status), rec.StatusMessage,
-		ms(rec.CreatedAt), ms(rec.LastUpdatedAt), ttl, rec.PollInterval.Milliseconds(), exp,
-		rec.Version, encodeVariables(rec.Variables))
-	if err != nil {
+	if err := insert(ctx, tx, rec); err != nil {
 		return tasks.Record{}, s.dbErr("create", rec.ID, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return tasks.Record{}, s.dbErr("create", rec.ID, err)
 	}
 	return rec, nil
+}
+
+// insert writes a new record.
+func insert(ctx context.Context, tx *sql.Tx, rec tasks.Record) error {
+	var ttl, exp any
+	if rec.TTL != nil {
+		ttl, exp = rec.TTL.Milliseconds(), ms(rec.ExpiresAt)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO tasks (id, owner, method, status, status_message,
+		created_at, updated_at, ttl_ms, poll_ms, expires_at, version, variables)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		rec.ID, string(rec.Owner), rec.Method, string(rec.Status), rec.StatusMessage,
+		ms(rec.CreatedAt), ms(rec.LastUpdatedAt), ttl, rec.PollInterval.Milliseconds(), exp,
+		rec.Version, encodeVariables(rec.Variables))
+	return err
 }
 
 // Get returns the task.

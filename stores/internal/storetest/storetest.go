@@ -293,7 +293,10 @@ func RandomOps(t *testing.T, open Opener, ops int, seed uint64) {
 				}
 			}
 		case op == 9:
-			limit := 1 + rng.IntN(5)
+			limit := 10 + rng.IntN(40)
+			if rng.IntN(4) == 0 {
+				limit = 1 + rng.IntN(4)
+			}
 			gotIDs := listAll(t, st, owner, limit)
 			wantIDs := listAll(t, model, owner, limit)
 			if len(gotIDs) != len(wantIDs) {
