@@ -85,7 +85,9 @@ func (r *run) execute(work Work) {
 	} else {
 		err = r.complete(res)
 	}
-	if err != nil && !errors.Is(err, ErrTaskFinished) && !errors.Is(err, ErrInvalidTransition) {
+	// A task ended elsewhere (cancelled, reaped) or expired meanwhile is
+	// no failure of ours.
+	if err != nil && !errors.Is(err, ErrTaskFinished) && !errors.Is(err, ErrInvalidTransition) && !errors.Is(err, ErrNotFound) {
 		r.e.log.Error("recording task outcome failed", "owner", r.owner, "task", r.id, "err", err)
 	}
 }

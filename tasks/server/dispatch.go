@@ -78,7 +78,7 @@ func (s *Server) dispatch(c *call) []byte {
 		defer untrack()
 		c.ctx = ctx
 	}
-	res, err := m(s, c)
+	res, err := safeMethod(m, s, c)
 	if cause := context.Cause(c.ctx); cause != nil {
 		var rc *requestCancelled
 		if errors.As(cause, &rc) || errors.Is(cause, errSessionClosed) {
@@ -100,6 +100,18 @@ func (s *Server) dispatch(c *call) []byte {
 		}
 	}
 	return appendResponse(make([]byte, 0, len(body)+48), c.id, body)
+}
+
+// safeMethod runs a method handler, turning a panic into an internal error
+// so one bad request never takes the server down.
+func safeMethod(m methodFunc, s *Server, c *call) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("method handler panicked", "method", c.method, "panic", p)
+			res, err = nil, rpcErr(tasks.CodeInternalError, "internal error while handling "+c.method)
+		}
+	}()
+	return m(s, c)
 }
 
 // decodeParams decodes params (absent means {}) into v, naming the field
