@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"sync"
 	"time"
 
@@ -311,6 +312,9 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 		return page, nil
 	}
 	more := false
+	// The page's TTLs share one backing array (never grown past limit, so
+	// the pointers stay valid) instead of one allocation per task.
+	var ttls []time.Duration
 	os.idx.after(from, func(e *entry) bool {
 		if e.rec.Expired(now) {
 			return true
@@ -321,8 +325,18 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 		}
 		if page.Tasks == nil {
 			page.Tasks = make([]tasks.Record, 0, limit)
+			ttls = make([]time.Duration, 0, limit)
 		}
-		page.Tasks = append(page.Tasks, view(e))
+		r := e.rec
+		r.Outcome = nil
+		if r.TTL != nil {
+			ttls = append(ttls, *r.TTL)
+			r.TTL = &ttls[len(ttls)-1]
+		}
+		if r.Variables != nil {
+			r.Variables = maps.Clone(r.Variables)
+		}
+		page.Tasks = append(page.Tasks, r)
 		return true
 	})
 	if more {
