@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -240,5 +241,24 @@ func TestLeases(t *testing.T) {
 	// second reap finds nothing.
 	if n, err := st.ReapExpiredLeases(ctx); err != nil || n != 0 {
 		t.Fatalf("second reap: %d, %v", n, err)
+	}
+}
+
+func TestOpenPrefixFromURL(t *testing.T) {
+	url, prefix := testenv.Redis(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	st, err := redis.Open(context.Background(), url+sep+"prefix="+prefix+"x:", tasks.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st.Prefix() != prefix+"x:" {
+		t.Fatalf("prefix %q, want %q", st.Prefix(), prefix+"x:")
+	}
+	if _, err := redis.Open(context.Background(), "redis://127.0.0.1:1/0", tasks.Config{}); err == nil {
+		t.Fatal("Open of a closed port succeeded")
 	}
 }

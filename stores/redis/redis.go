@@ -546,6 +546,10 @@ func (s *Store) Wait(ctx context.Context, owner tasks.Owner, id string, after in
 	if err := ctx.Err(); err != nil {
 		return tasks.Record{}, err
 	}
+	// Fast path: the task has already changed (or is gone).
+	if rec, err := s.get(ctx, "wait", owner, id, false); err != nil || rec.Version > after {
+		return rec, err
+	}
 	ps := s.client.Subscribe(ctx, s.channel(id))
 	defer ps.Close()
 	if _, err := ps.Receive(ctx); err != nil {
