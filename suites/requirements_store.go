@@ -1,6 +1,7 @@
 package suites
 
-// Sections used by the store requirements.
+// Section prefixes shared by the store and server registries. The product
+// requirements live in the doc comments of package tasks (secStore).
 const (
 	secTasks      = "basic/utilities/tasks.mdx"
 	secPagination = "server/utilities/pagination.mdx"
@@ -13,34 +14,34 @@ const (
 // our own wording.
 var storeRequirements = []Requirement{
 	// Catalog requirements a Store can be tested against.
-	{ID: "TASKS-ID-001", Level: LevelMust, Section: secTasks + " § Task IDs", Feature: "core", Summary: "Task ids are non-empty strings."},
-	{ID: "TASKS-ID-002", Level: LevelMust, Section: secTasks + " § Task IDs", Feature: "core", Summary: "The receiver, not the caller, chooses the id of a new task."},
-	{ID: "TASKS-ID-003", Level: LevelMust, Section: secTasks + " § Task IDs", Feature: "core", Summary: "Ids are never reused between tasks of one receiver."},
-	{ID: "TASKS-LIFE-001", Level: LevelMust, Section: secTasks + " § Task Status Lifecycle", Feature: "core", Summary: "Every new task begins in working."},
-	{ID: "TASKS-LIFE-002", Level: LevelMust, Section: secTasks + " § Task Status Lifecycle", Feature: "core", Summary: "Only the listed status edges are ever taken; every other move is refused."},
-	{ID: "TASKS-LIFE-003", Level: LevelMust, Section: secTasks + " § Task Status Lifecycle", Feature: "core", Summary: "A working task can go to input_required, completed, failed or cancelled."},
-	{ID: "TASKS-LIFE-004", Level: LevelMust, Section: secTasks + " § Task Status Lifecycle", Feature: "core", Summary: "An input_required task can go to working, completed, failed or cancelled."},
-	{ID: "TASKS-LIFE-005", Level: LevelMust, Section: secTasks + " § Task Status Lifecycle", Feature: "core", Summary: "completed, failed and cancelled are final; nothing moves a task out of them."},
-	{ID: "TASKS-TTL-002", Level: LevelMust, Section: secTasks + " § TTL and Resource Management", Feature: "core", Summary: "lastUpdatedAt moves forward with every change of the task."},
-	{ID: "TASKS-TTL-004", Level: LevelMust, Section: secTasks + " § TTL and Resource Management", Feature: "core", Summary: "A task reports the retention actually applied, null meaning unlimited."},
-	{ID: "TASKS-TTL-005", Level: LevelMay, Section: secTasks + " § TTL and Resource Management", Feature: "core", Summary: "Once its ttl has elapsed a task and its result may be dropped, in any status."},
-	{ID: "TASKS-ERR-001", Level: LevelMust, Section: secTasks + " § Error Handling", Feature: "core", Summary: "An unknown task id is an invalid-params (-32602) error for get, result and cancel."},
-	{ID: "TASKS-ERR-002", Level: LevelMust, Section: secTasks + " § Error Handling", Feature: "core", Summary: "A list cursor the receiver never issued is an invalid-params (-32602) error."},
-	{ID: "TASKS-SEC-001", Level: LevelMust, Section: secTasks + " § Security Considerations", Feature: "core", Summary: "A task belongs to the authorization context that created it."},
-	{ID: "TASKS-SEC-003", Level: LevelMust, Section: secTasks + " § Security Considerations", Feature: "core", Summary: "Task ids come from a secure random source with enough entropy that they cannot be guessed."},
-	{ID: "TASKS-SEC-006", Level: LevelMust, Section: secTasks + " § Security Considerations", Feature: "core", Summary: "get, result and cancel on a task of another authorization context are refused."},
-	{ID: "TASKS-SEC-007", Level: LevelMust, Section: secTasks + " § Security Considerations", Feature: "core", Summary: "Listing shows only the caller's own tasks."},
-	{ID: "TASKS-RSRC-001", Level: LevelShould, Section: secTasks + " § Resource Management", Feature: "core", Summary: "The number of tasks one requestor runs at the same time is capped."},
-	{ID: "TASKS-RSRC-002", Level: LevelShould, Section: secTasks + " § Resource Management", Feature: "core", Summary: "Requested ttl values are bounded by a maximum."},
-	{ID: "TASKS-RSRC-003", Level: LevelShould, Section: secTasks + " § Resource Management", Feature: "core", Summary: "Expired tasks are cleaned up without delay."},
-	{ID: "TASKS-PAGE-003", Level: LevelShould, Section: secPagination, Feature: "core", Summary: "Cursors stay valid as the data changes and bad cursors get a clean error."},
-	{ID: "TASKS-RESULT-003", Level: LevelMust, Section: secTasks + " § Result Retrieval", Feature: "core", Summary: "A terminal task hands back the final outcome of its request, result or error."},
-	{ID: "TASKS-LIST-002", Level: LevelMust, Section: secTasks + " § Listing Tasks", Feature: "core", Summary: "A page that is not the last carries a next cursor."},
-	{ID: "TASKS-LIST-004", Level: LevelMust, Section: secTasks + " § Listing Tasks", Feature: "core", Summary: "Every task the caller can get also shows up in the caller's listing."},
-	{ID: "TASKS-CANCEL-001", Level: LevelMust, Section: secTasks + " § Task Cancellation", Feature: "core", Summary: "Cancelling a task that already ended is refused as invalid params (-32602)."},
-	{ID: "TASKS-CANCEL-003", Level: LevelMust, Section: secTasks + " § Task Cancellation", Feature: "core", Summary: "A cancel answer is given only once the task is already cancelled."},
-	{ID: "TASKS-CANCEL-004", Level: LevelMust, Section: secTasks + " § Task Cancellation", Feature: "core", Summary: "A cancelled task remains cancelled when its work later ends."},
-	{ID: "TASKS-WIRE-STATUS-001", Level: LevelMust, Section: secSchema, Feature: "core", Summary: "A task status is always one of the five defined values."},
+	{ID: "TASKS-ID-001", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › Task ID Requirements", Feature: "core", Summary: "Task ids are non-empty strings."},
+	{ID: "TASKS-ID-002", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › Task ID Requirements", Feature: "core", Summary: "The receiver, not the caller, chooses the id of a new task."},
+	{ID: "TASKS-ID-003", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › Task ID Requirements", Feature: "core", Summary: "Ids are never reused between tasks of one receiver."},
+	{ID: "TASKS-LIFE-001", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › Task Status Lifecycle", Feature: "core", Summary: "Every new task begins in working."},
+	{ID: "TASKS-LIFE-002", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › Task Status Lifecycle", Feature: "core", Summary: "Only the listed status edges are ever taken; every other move is refused."},
+	{ID: "TASKS-LIFE-003", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › Task Status Lifecycle", Feature: "core", Summary: "A working task can go to input_required, completed, failed or cancelled."},
+	{ID: "TASKS-LIFE-004", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › Task Status Lifecycle", Feature: "core", Summary: "An input_required task can go to working, completed, failed or cancelled."},
+	{ID: "TASKS-LIFE-005", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › Task Status Lifecycle", Feature: "core", Summary: "completed, failed and cancelled are final; nothing moves a task out of them."},
+	{ID: "TASKS-TTL-002", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › TTL and Resource Management", Feature: "core", Summary: "lastUpdatedAt moves forward with every change of the task."},
+	{ID: "TASKS-TTL-004", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › TTL and Resource Management", Feature: "core", Summary: "A task reports the retention actually applied, null meaning unlimited."},
+	{ID: "TASKS-TTL-005", Level: LevelMay, Section: "basic/utilities/tasks.mdx § Behavior Requirements › TTL and Resource Management", Feature: "core", Summary: "Once its ttl has elapsed a task and its result may be dropped, in any status."},
+	{ID: "TASKS-ERR-001", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Error Handling › Protocol Errors", Feature: "core", Summary: "An unknown task id is an invalid-params (-32602) error for get, result and cancel."},
+	{ID: "TASKS-ERR-002", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Error Handling › Protocol Errors", Feature: "core", Summary: "A list cursor the receiver never issued is an invalid-params (-32602) error."},
+	{ID: "TASKS-SEC-001", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Security Considerations › Task Isolation and Access Control", Feature: "core", Summary: "A task belongs to the authorization context that created it."},
+	{ID: "TASKS-SEC-003", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Security Considerations › Task Isolation and Access Control", Feature: "core", Summary: "Task ids come from a secure random source with enough entropy that they cannot be guessed."},
+	{ID: "TASKS-SEC-006", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Security Considerations › Task Isolation and Access Control", Feature: "core", Summary: "get, result and cancel on a task of another authorization context are refused."},
+	{ID: "TASKS-SEC-007", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Security Considerations › Task Isolation and Access Control", Feature: "core", Summary: "Listing shows only the caller's own tasks."},
+	{ID: "TASKS-RSRC-001", Level: LevelShould, Section: "basic/utilities/tasks.mdx § Security Considerations › Resource Management", Feature: "core", Summary: "The number of tasks one requestor runs at the same time is capped."},
+	{ID: "TASKS-RSRC-002", Level: LevelShould, Section: "basic/utilities/tasks.mdx § Security Considerations › Resource Management", Feature: "core", Summary: "Requested ttl values are bounded by a maximum."},
+	{ID: "TASKS-RSRC-003", Level: LevelShould, Section: "basic/utilities/tasks.mdx § Security Considerations › Resource Management", Feature: "core", Summary: "Expired tasks are cleaned up without delay."},
+	{ID: "TASKS-PAGE-003", Level: LevelShould, Section: "server/utilities/pagination.mdx § Implementation Guidelines", Feature: "core", Summary: "Cursors stay valid as the data changes and bad cursors get a clean error."},
+	{ID: "TASKS-RESULT-003", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › Result Retrieval", Feature: "core", Summary: "A terminal task hands back the final outcome of its request, result or error."},
+	{ID: "TASKS-LIST-002", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › Task Listing", Feature: "core", Summary: "A page that is not the last carries a next cursor."},
+	{ID: "TASKS-LIST-004", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › Task Listing", Feature: "core", Summary: "Every task the caller can get also shows up in the caller's listing."},
+	{ID: "TASKS-CANCEL-001", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › Task Cancellation", Feature: "core", Summary: "Cancelling a task that already ended is refused as invalid params (-32602)."},
+	{ID: "TASKS-CANCEL-003", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › Task Cancellation", Feature: "core", Summary: "A cancel answer is given only once the task is already cancelled."},
+	{ID: "TASKS-CANCEL-004", Level: LevelMust, Section: "basic/utilities/tasks.mdx § Behavior Requirements › Task Cancellation", Feature: "core", Summary: "A cancelled task remains cancelled when its work later ends."},
+	{ID: "TASKS-WIRE-STATUS-001", Level: LevelMust, Section: "schema.json § $defs/TaskStatus", Feature: "core", Summary: "A task status is always one of the five defined values."},
 
 	// Product requirements of the mcptasks Store contract.
 	{ID: "MCPT-LIFE-001", Level: LevelMust, Section: secStore + " § Record.Version", Feature: "core", Summary: "Version starts at 1 and grows with every change of a task."},
