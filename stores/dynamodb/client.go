@@ -25,10 +25,11 @@ type ClientConfig struct {
 	Region string
 }
 
-// NewClient builds a DynamoDB client. With an Endpoint it uses static
-// dummy credentials (local servers accept any) unless AWS credentials are
-// configured in the environment, and it skips the response CRC check,
-// which DynamoDB Local's error bodies fail.
+// NewClient builds a DynamoDB client. With an Endpoint it signs with
+// static dummy credentials (local servers accept any) and skips the
+// response CRC check, which DynamoDB Local's error bodies fail; without one
+// it uses the AWS SDK's default configuration chain (environment, shared
+// config files, instance roles).
 func NewClient(ctx context.Context, c ClientConfig) (*ddb.Client, error) {
 	var opts []func(*config.LoadOptions) error
 	if c.Region != "" {

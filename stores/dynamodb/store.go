@@ -175,8 +175,16 @@ func visibleRecord(op, id string, it map[string]av, owner tasks.Owner, now time.
 	return r, nil
 }
 
+// maxIDBytes bounds the task ids looked up: DynamoDB refuses partition
+// keys over 2 KB with a validation error, and no id this store issues
+// comes near it, so a longer one is simply not found.
+const maxIDBytes = 1024
+
 // load reads a visible task with a strongly consistent GetItem.
 func (s *Store) load(ctx context.Context, op string, owner tasks.Owner, id string, withOutcome bool) (tasks.Record, error) {
+	if len(id) > maxIDBytes {
+		return tasks.Record{}, notFound(op, id)
+	}
 	proj := projection(withOutcome)
 	out, err := s.client.GetItem(ctx, &ddb.GetItemInput{
 		TableName:                aws.String(s.table),
@@ -207,6 +215,9 @@ func (s *Store) classify(ctx context.Context, op string, owner tasks.Owner, id s
 // update runs one conditional UpdateItem on a task and returns the new
 // item, or a *conditionFailed.
 func (s *Store) update(ctx context.Context, id string, cond string, set, remove []string, values map[string]av) (map[string]av, error) {
+	if len(id) > maxIDBytes {
+		return nil, &conditionFailed{} // classified as not found by load
+	}
 	expr := updateExpr(set, remove)
 	out, err := s.writer.UpdateItem(ctx, &ddb.UpdateItemInput{
 		TableName:                           aws.String(s.table),

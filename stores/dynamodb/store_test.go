@@ -131,6 +131,10 @@ func TestErrorOutcomesAndCancel(t *testing.T) {
 			_, err := s.Cancel(ctx, "p", b.ID, "")
 			return err
 		}, tasks.ErrNotFound},
+		{"huge id", func() error {
+			_, err := s.Cancel(ctx, "o", strings.Repeat("x", 5000), "")
+			return err
+		}, tasks.ErrNotFound},
 		{"id naming a counter item", func() error {
 			_, err := s.Get(ctx, "o", "../owner#o")
 			return err
