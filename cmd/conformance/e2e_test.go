@@ -103,6 +103,15 @@ func readReport(t *testing.T, dir string) *report.Report {
 	return &r
 }
 
+func messageOf(r *report.Report, id string) string {
+	for _, e := range r.Requirements {
+		if e.ID == id {
+			return e.Message
+		}
+	}
+	return ""
+}
+
 func statusOf(r *report.Report, id string) report.Status {
 	for _, e := range r.Requirements {
 		if e.ID == id {
@@ -212,11 +221,44 @@ func TestBrokenServersFailTheRightRequirement(t *testing.T) {
 			if got := statusOf(r, bc.want); got != report.StatusFail {
 				t.Errorf("%s is %q, want fail\n%s", bc.want, got, stdout)
 			}
+			if bc.wantMsg != "" && !strings.Contains(messageOf(r, bc.want), bc.wantMsg) {
+				t.Errorf("%s failed with %q, want a message containing %q", bc.want, messageOf(r, bc.want), bc.wantMsg)
+			}
 			if r.Summary.Verdict != report.VerdictNonConformant {
 				t.Errorf("verdict %s", r.Summary.Verdict)
 			}
 		})
 	}
+	// A server that does not declare tasks.list gets its list specs
+	// not-applicable, not failed, and stays conformant.
+	t.Run("no tasks.list capability", func(t *testing.T) {
+		proxy := httptest.NewServer(brokenProxy(inst.URL, breakage{onMessage: func(method string, msg map[string]any) {
+			if r := resultOf(msg); r != nil && method == "initialize" {
+				if caps, ok := r["capabilities"].(map[string]any); ok {
+					if tk, ok := caps["tasks"].(map[string]any); ok {
+						delete(tk, "list")
+					}
+				}
+			}
+		}}))
+		defer proxy.Close()
+		dir := t.TempDir()
+		code, stdout, stderr := runCLI(t, "--server", proxy.URL+"/mcp", "--header", "Authorization: Bearer "+tokA,
+			"--label-filter", "area:list", "--report-dir", dir)
+		if code != 0 {
+			t.Errorf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
+		}
+		r := readReport(t, dir)
+		for _, id := range []string{"TASKS-LIST-002", "TASKS-LIST-004", "TASKS-ERR-002"} {
+			if got := statusOf(r, id); got != report.StatusNotApplicable {
+				t.Errorf("%s is %q, want not-applicable", id, got)
+			}
+		}
+		// Partial, not conformant: the label filter left the other MUSTs out.
+		if r.Summary.Verdict == report.VerdictNonConformant {
+			t.Errorf("verdict %s", r.Summary.Verdict)
+		}
+	})
 	// The same proxy without a breakage keeps the server conformant, so
 	// the failures above come from the breakages, not from the proxy.
 	t.Run("no breakage", func(t *testing.T) {

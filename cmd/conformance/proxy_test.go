@@ -156,21 +156,33 @@ func resultOf(msg map[string]any) map[string]any {
 // breakages are the deliberately broken servers, each with the filter that
 // keeps the run short and the requirement it must fail.
 func breakages(tokA, tokB string) []struct {
-	name   string
-	b      breakage
-	filter string
-	want   string
+	name    string
+	b       breakage
+	filter  string
+	want    string
+	wantMsg string
 } {
 	var (
 		mu        sync.Mutex
 		cancelled = map[string]time.Time{}
 	)
 	return []struct {
-		name   string
-		b      breakage
-		filter string
-		want   string
+		name    string
+		b       breakage
+		filter  string
+		want    string
+		wantMsg string
 	}{
+		{
+			// Only the schema check every spec runs on what it received
+			// can see this one: no spec looks at _meta's type.
+			name: "sends a _meta that is not an object", filter: "area:poll", want: "TASKS-LIFE-005", wantMsg: "wire:",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/get" {
+					r["_meta"] = "not an object"
+				}
+			}},
+		},
 		{
 			name: "drops ttl", filter: "area:poll", want: "TASKS-TTL-004",
 			b: breakage{onMessage: func(_ string, msg map[string]any) {
