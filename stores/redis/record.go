@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcptasks/mcptasks/tasks"
@@ -111,4 +112,28 @@ func encodeVariables(vars map[string]json.RawMessage) string {
 		b = append(b, v...)
 	}
 	return string(append(b, '}'))
+}
+
+// unpackReply splits a packed script reply, "tag\n" followed by
+// "<len>:<bytes>" per record field (see reply in luaLoad). The fields
+// share the reply's memory.
+func unpackReply(s string) (tag string, fields []string, err error) {
+	tag, rest, ok := strings.Cut(s, "\n")
+	if !ok {
+		return "", nil, fmt.Errorf("malformed script reply %.40q", s)
+	}
+	fields = make([]string, 0, len(recordFields))
+	for len(rest) > 0 {
+		n, after, ok := strings.Cut(rest, ":")
+		size, err := strconv.Atoi(n)
+		if !ok || err != nil || size < 0 || size > len(after) {
+			return "", nil, fmt.Errorf("malformed script reply field %d", len(fields)+1)
+		}
+		fields = append(fields, after[:size])
+		rest = after[size:]
+	}
+	if len(fields) != len(recordFields) {
+		return "", nil, fmt.Errorf("script reply has %d fields, want %d", len(fields), len(recordFields))
+	}
+	return tag, fields, nil
 }

@@ -285,7 +285,7 @@ func renderAllowed(to tasks.Status) string {
 // is nil for a non-terminal change.
 func (s *Store) change(ctx context.Context, op string, owner tasks.Owner, id, allowed string, to tasks.Status, message string, outcome *tasks.Outcome) (tasks.Record, bool, error) {
 	args := make([]any, 0, 11)
-	args = append(args, string(owner), msStr(s.cfg.Now()), allowed, s.channel(id), id, string(to), message)
+	args = append(args, string(owner), msStr(s.cfg.Now()), allowed, s.prefix, id, string(to), message)
 	if o := outcome; o != nil {
 		code, msg, data := "", "", ""
 		if o.Error != nil {
@@ -293,31 +293,38 @@ func (s *Store) change(ctx context.Context, op string, owner tasks.Owner, id, al
 		}
 		args = append(args, string(o.Result), code, msg, data)
 	}
-	vals, err := changeScript.Run(ctx, s.client, []string{s.taskKey(id), s.activeKey(owner), s.leaseKey()}, args...).StringSlice()
+	keys := []string{s.taskKey(id)}
+	if outcome != nil {
+		keys = append(keys, s.activeKey(owner), s.leaseKey())
+	}
+	reply, err := changeScript.Run(ctx, s.client, keys, args...).Text()
 	if err != nil {
 		return tasks.Record{}, false, engineErr(op, id, err)
 	}
-	return s.scriptRecord(op, id, vals)
+	return s.scriptRecord(op, id, reply)
 }
 
-// scriptRecord interprets a {tag, fields...} script reply.
-func (s *Store) scriptRecord(op, id string, vals []string) (tasks.Record, bool, error) {
-	if len(vals) == 0 {
-		return tasks.Record{}, false, engineErr(op, id, errors.New("empty script reply"))
-	}
-	switch vals[0] {
+// scriptRecord interprets a reply of the change and variables scripts:
+// "nf", "exp", or a tag ("ok", "st") packed with the record fields.
+func (s *Store) scriptRecord(op, id, reply string) (tasks.Record, bool, error) {
+	switch reply {
 	case "nf":
 		return tasks.Record{}, false, notFound(op, id)
 	case "exp":
 		return tasks.Record{}, false, expired(op, id)
-	case "ok", "st":
-		rec, err := parseRecord(id, vals[1:])
-		if err != nil {
-			return tasks.Record{}, false, engineErr(op, id, err)
-		}
-		return rec, vals[0] == "ok", nil
 	}
-	return tasks.Record{}, false, engineErr(op, id, fmt.Errorf("unexpected script reply %q", vals[0]))
+	tag, fields, err := unpackReply(reply)
+	if err != nil {
+		return tasks.Record{}, false, engineErr(op, id, err)
+	}
+	if tag != "ok" && tag != "st" {
+		return tasks.Record{}, false, engineErr(op, id, fmt.Errorf("unexpected script reply %q", tag))
+	}
+	rec, err := parseRecord(id, fields)
+	if err != nil {
+		return tasks.Record{}, false, engineErr(op, id, err)
+	}
+	return rec, tag == "ok", nil
 }
 
 // Transition moves a task between working and input_required.
@@ -396,15 +403,15 @@ func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, 
 		if err != nil {
 			return tasks.Record{}, &tasks.Error{Op: op, TaskID: id, Status: cur.Status, Err: err}
 		}
-		vals, err := varsScript.Run(ctx, s.client, []string{s.taskKey(id)}, string(owner), msStr(s.cfg.Now()),
-			strconv.FormatInt(cur.Version, 10), encodeVariables(vars), s.channel(id)).StringSlice()
+		reply, err := varsScript.Run(ctx, s.client, []string{s.taskKey(id)}, string(owner), msStr(s.cfg.Now()),
+			strconv.FormatInt(cur.Version, 10), encodeVariables(vars), s.channel(id)).Text()
 		if err != nil {
 			return tasks.Record{}, engineErr(op, id, err)
 		}
-		if len(vals) == 1 && vals[0] == "conflict" {
+		if reply == "conflict" {
 			continue
 		}
-		rec, _, err := s.scriptRecord(op, id, vals)
+		rec, _, err := s.scriptRecord(op, id, reply)
 		return rec, err
 	}
 	return tasks.Record{}, &tasks.Error{Op: op, TaskID: id, Err: errors.New("redis: task kept changing; try again")}

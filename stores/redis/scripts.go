@@ -29,8 +29,18 @@ local function load(key, owner, now)
   if h[9] and h[9] ~= '' and tonumber(h[9]) <= now then return nil, 'exp' end
   return h, nil
 end
+-- reply packs a tag and the record fields into one string,
+-- "tag\n" then "<len>:<bytes>" per field, so the client reads one bulk
+-- reply instead of twelve.
 local function reply(tag, h)
-  return {tag, h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11]}
+  local p = {tag, '\n'}
+  for i = 1, 11 do
+    local v = h[i] or ''
+    p[#p + 1] = #v
+    p[#p + 1] = ':'
+    p[#p + 1] = v
+  end
+  return table.concat(p)
 end
 -- touch bumps the version and moves lastUpdatedAt forward (never back).
 local function touch(key, h, nowstr)
@@ -69,18 +79,19 @@ return 'ok'
 // Complete and Cancel: it checks owner, expiry and the current status,
 // writes, bumps the version and publishes it, all atomically.
 //
-// KEYS: task hash, owner active set, lease set.
-// ARGV: owner, now, allowed current statuses as ",a,b,", channel, id,
+// KEYS: task hash, and for a terminal change the owner's active set and
+// the lease set.
+// ARGV: owner, now, allowed current statuses as ",a,b,", key prefix, id,
 // new status, message, and for a terminal change the outcome: result,
 // error code, error message, error data.
 //
-// Replies {"ok", fields...} on success (the record as written, built
-// from what was read, without reading it again), {"st", fields...} when
-// the status does not allow the change, {"nf"} or {"exp"}.
+// Replies reply('ok', fields) on success (the record as written, built
+// from what was read, without reading it again), reply('st', fields) when
+// the status does not allow the change, "nf" or "exp".
 var changeScript = goredis.NewScript(luaLoad + `
 local now = tonumber(ARGV[2])
 local h, why = load(KEYS[1], ARGV[1], now)
-if not h then return {why} end
+if not h then return why end
 if not string.find(ARGV[3], ',' .. h[3] .. ',', 1, true) then return reply('st', h) end
 if now > tonumber(h[6]) then h[6] = ARGV[2] end
 h[3], h[4] = ARGV[6], ARGV[7]
@@ -93,7 +104,7 @@ if #ARGV > 7 then
 else
   redis.call('HSET', KEYS[1], 'st', h[3], 'msg', h[4], 'up', h[6], 'ver', h[10])
 end
-redis.call('PUBLISH', ARGV[4], h[10])
+redis.call('PUBLISH', ARGV[4] .. 'c:' .. ARGV[5], h[10])
 return reply('ok', h)
 `)
 
@@ -106,8 +117,8 @@ return reply('ok', h)
 var varsScript = goredis.NewScript(luaLoad + `
 local now = tonumber(ARGV[2])
 local h, why = load(KEYS[1], ARGV[1], now)
-if not h then return {why} end
-if h[10] ~= ARGV[3] then return {'conflict'} end
+if not h then return why end
+if h[10] ~= ARGV[3] then return 'conflict' end
 redis.call('HSET', KEYS[1], 'vars', ARGV[4])
 local ver = touch(KEYS[1], h, ARGV[2])
 redis.call('PUBLISH', ARGV[5], ver)
