@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,6 +25,11 @@ const (
 	benchToggle = 16_000  // working tasks of owner "tx", toggled by Transition and the bare UPDATE
 	benchChunks = 16      // disjoint slices of the toggle tasks, one per goroutine
 )
+
+// bareUpdate is the single conditional statement a transition needs at
+// the least, without the store's checks, owner filter and full RETURNING.
+const bareUpdate = `UPDATE mcptasks_tasks SET status = $3, status_message = $4, version = version + 1, updated_at = $5
+	WHERE id = $1 AND status = ANY($2) RETURNING version`
 
 type benchEnv struct {
 	s          *postgres.Store
@@ -151,19 +157,65 @@ func BenchmarkStore(b *testing.B) {
 				}
 			})
 		})
+		b.Run(fmt.Sprintf("BareUpdate/goroutines=%d", g), func(b *testing.B) {
+			runOps(b, g, env.toggler(func(id string, from, to tasks.Status) error {
+				var v int64
+				return pool.QueryRow(ctx, bareUpdate, id, []string{string(from)}, string(to), "bench",
+					time.Now().UTC().Truncate(time.Millisecond)).Scan(&v)
+			}))
+		})
 		b.Run(fmt.Sprintf("Transition/goroutines=%d", g), func(b *testing.B) {
 			runOps(b, g, env.toggler(func(id string, _, to tasks.Status) error {
 				_, err := env.s.Transition(ctx, "tx", id, to, "bench")
 				return err
 			}))
 		})
-		b.Run(fmt.Sprintf("BareUpdate/goroutines=%d", g), func(b *testing.B) {
-			runOps(b, g, env.toggler(func(id string, from, to tasks.Status) error {
+		// Transition and the bare UPDATE in alternating windows of the same
+		// run, so slow phases of a shared machine hit both alike; reports
+		// each rate and Transition's as a fraction of the bare one's.
+		b.Run(fmt.Sprintf("TransitionVsBare/goroutines=%d", g), func(b *testing.B) {
+			transition := func(id string, _, to tasks.Status) error {
+				_, err := env.s.Transition(ctx, "tx", id, to, "bench")
+				return err
+			}
+			bare := func(id string, from, to tasks.Status) error {
 				var v int64
-				return pool.QueryRow(ctx, `UPDATE mcptasks_tasks SET status = $3, status_message = $4, version = version + 1, updated_at = $5
-					WHERE id = $1 AND status = ANY($2) RETURNING version`,
-					id, []string{string(from)}, string(to), "bench", time.Now().UTC().Truncate(time.Millisecond)).Scan(&v)
-			}))
+				return pool.QueryRow(ctx, bareUpdate, id, []string{string(from)}, string(to), "bench",
+					time.Now().UTC().Truncate(time.Millisecond)).Scan(&v)
+			}
+			const windows = 10
+			perG := max(b.N/windows/g, 1)
+			var took [2]time.Duration
+			var ops [2]int
+			b.ResetTimer()
+			for w := range windows {
+				kind := w % 2
+				move := transition
+				if kind == 1 {
+					move = bare
+				}
+				start := time.Now()
+				var wg sync.WaitGroup
+				for range g {
+					op := env.toggler(move)()
+					wg.Go(func() {
+						for range perG {
+							if err := op(); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					})
+				}
+				wg.Wait()
+				took[kind] += time.Since(start)
+				ops[kind] += perG * g
+			}
+			rateT := float64(ops[0]) / took[0].Seconds()
+			rateB := float64(ops[1]) / took[1].Seconds()
+			b.ReportMetric(rateT, "transition-ops/s")
+			b.ReportMetric(rateB, "bare-ops/s")
+			b.ReportMetric(rateT/rateB, "transition/bare")
 		})
 		for _, owner := range []struct {
 			name    string

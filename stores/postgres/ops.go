@@ -11,8 +11,8 @@ import (
 	"github.com/mcptasks/mcptasks/tasks"
 )
 
-// visible is the SQL condition for "not expired at $now", with the now
-// parameter's position spliced in by callers.
+// visibleAt opens the SQL condition "not expired at now"; callers append
+// the now parameter and a closing parenthesis.
 const visibleAt = "(expires_at IS NULL OR expires_at > "
 
 func notFound(op, id string) error {
