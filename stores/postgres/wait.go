@@ -111,7 +111,9 @@ func (l *listener) register(id string) (<-chan struct{}, func()) {
 	return ch, func() {
 		l.mu.Lock()
 		delete(set, ch)
-		if len(set) == 0 && l.waiters[id] != nil && len(l.waiters[id]) == 0 {
+		if len(set) == 0 {
+			// set is still l.waiters[id]: entries are removed only here,
+			// when they become empty, under the same lock.
 			delete(l.waiters, id)
 		}
 		l.mu.Unlock()
