@@ -40,6 +40,7 @@ type options struct {
 	maxBody                       int64
 	origins                       string
 	shutdownGrace                 time.Duration
+	sessionIdle                   time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -62,6 +63,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Int64Var(&o.maxBody, "max-body", server.DefaultMaxBodyBytes, "largest accepted message, in bytes")
 	fs.StringVar(&o.origins, "allow-origin", "", "comma-separated extra Origin values to accept (loopback origins always are)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.DurationVar(&o.sessionIdle, "session-idle", 30*time.Minute, "forget HTTP sessions idle this long (no request, stream or request in flight)")
 	fs.DurationVar(&o.shutdownGrace, "shutdown-grace", 10*time.Second, "how long shutdown waits for requests and tasks")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -118,7 +120,8 @@ func serve(o options, log *slog.Logger, stdin io.Reader, stdout io.Writer) error
 	defer store.Close()
 	engine := tasks.NewEngine(store, cfg, tasks.WithLogger(log),
 		tasks.WithLeaseDuration(o.leaseDuration), tasks.WithReapInterval(o.reapInterval))
-	sopts := []server.Option{server.WithLogger(log), server.WithMaxBodyBytes(o.maxBody), server.WithAllowAnonymous(o.allowAnonymous)}
+	sopts := []server.Option{server.WithLogger(log), server.WithMaxBodyBytes(o.maxBody), server.WithAllowAnonymous(o.allowAnonymous),
+		server.WithSessionIdleTimeout(o.sessionIdle)}
 	if o.fixtures {
 		sopts = append(sopts, server.WithFixtures())
 	}
