@@ -304,6 +304,9 @@ func RunServer(t *testing.T, cfg ServerConfig, opts ...Option) {
 		t.Fatalf("suites.RunServer: %v", err)
 	}
 	o := newOptions(opts)
+	if o.target == "" {
+		o.target = cfg.URLs[0]
+	}
 	DescribeServer(cfg, opts...)
 	if o.reportDir != "" {
 		ginkgo.ReportAfterSuite("mcptasks conformance report", func(r ginkgo.Report) {

@@ -65,8 +65,8 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 		Expect(err).NotTo(HaveOccurred())
 		obj := rawTaskMembers(raw, false)
 		Expect(obj).NotTo(HaveKey("task"), "tasks/cancel wraps the task")
-		Expect(validateDef("CancelTaskResult", raw)).To(Succeed())
-		Expect(validateDef("Task", raw)).To(Succeed())
+		Expect(raw).To(ConformTo("CancelTaskResult"))
+		Expect(raw).To(ConformTo("Task"))
 		expectTTLMember(obj, "tasks/cancel")
 	})
 

@@ -16,9 +16,9 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 		name := env.Fixture(env.TaskSleep())
 		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
 		Expect(err).NotTo(HaveOccurred())
-		Expect(validateDef("CreateTaskResult", raw)).To(Succeed())
+		Expect(raw).To(ConformTo("CreateTaskResult"))
 		obj := rawTaskMembers(raw, true)
-		Expect(validateDef("Task", mustMember(raw, "task"))).To(Succeed())
+		Expect(mustMember(raw, "task")).To(ConformTo("Task"))
 		Expect(obj).To(HaveKey("taskId"))
 	})
 

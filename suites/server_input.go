@@ -115,7 +115,7 @@ var _ = describeServer("Input required", "input", func(env *ServerEnv) {
 		run := runInput(ctx, env)
 		Expect(run.elicitations).NotTo(BeEmpty(), "no elicitation/create arrived")
 		for _, e := range run.elicitations {
-			Expect(validateDef("ElicitRequest", e.Raw)).To(Succeed())
+			Expect(e.Raw).To(ConformTo("ElicitRequest"))
 			var p struct {
 				Mode            string          `json:"mode"`
 				Message         string          `json:"message"`
@@ -132,7 +132,7 @@ var _ = describeServer("Input required", "input", func(env *ServerEnv) {
 		run := runInput(ctx, env)
 		Expect(run.resultErr).NotTo(HaveOccurred(), "tasks/result after answering the elicitation")
 		Expect(run.final.Status).To(Equal("completed"))
-		Expect(validateDef("CallToolResult", run.payload)).To(Succeed())
+		Expect(run.payload).To(ConformTo("CallToolResult"))
 	})
 
 	env.It("leaves input_required only for working or a terminal status", "TASKS-LIFE-004", func(ctx SpecContext) {

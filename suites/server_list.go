@@ -10,8 +10,12 @@ import (
 )
 
 // listTasksCount is how many tasks the pagination specs create: enough to
-// overflow a typical page.
-const listTasksCount = 60
+// overflow a typical page. longListCount is the length a listing must
+// reach before the suite expects it to be split.
+const (
+	listTasksCount = 60
+	longListCount  = 150
+)
 
 var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 	// createMany makes n short tasks and returns their ids.
@@ -49,7 +53,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 
 	env.It("splits long listings into pages", "TASKS-LIST-001", func(ctx SpecContext) {
 		env.RequireList()
-		createMany(ctx, listTasksCount)
+		createMany(ctx, longListCount)
 		res, err := env.A.ListTasks(ctx, "")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.NextCursor).NotTo(BeEmpty(), "%d tasks came back in a single page", len(res.Tasks))
@@ -85,14 +89,14 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 		env.Sleep(ctx, 0)
 		raw, err := env.A.Call(ctx, "tasks/list", nil)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(validateDef("ListTasksResult", raw)).To(Succeed())
+		Expect(raw).To(ConformTo("ListTasksResult"))
 		var res struct {
 			Tasks []json.RawMessage `json:"tasks"`
 		}
 		Expect(json.Unmarshal(raw, &res)).To(Succeed())
 		Expect(res.Tasks).NotTo(BeNil(), "tasks/list has no tasks array")
 		for _, t := range res.Tasks {
-			Expect(validateDef("Task", t)).To(Succeed())
+			Expect(t).To(ConformTo("Task"))
 			var obj map[string]json.RawMessage
 			Expect(json.Unmarshal(t, &obj)).To(Succeed())
 			expectTTLMember(obj, "tasks/list item")

@@ -47,7 +47,7 @@ var _ = describeServer("Status notifications", "notifications", func(env *Server
 	env.It("sends well-formed notifications/tasks/status carrying the full task, if any", "TASKS-NOTIF-001", func(ctx SpecContext) {
 		id, ns := statusNotifications(ctx, env)
 		for _, n := range ns {
-			Expect(validateDef("TaskStatusNotification", n.Raw)).To(Succeed())
+			Expect(n.Raw).To(ConformTo("TaskStatusNotification"))
 			Expect(n.ID).To(BeEmpty(), "a notification carries an id")
 			var obj map[string]json.RawMessage
 			Expect(json.Unmarshal(n.Params(), &obj)).To(Succeed())

@@ -26,8 +26,8 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		obj := rawTaskMembers(raw, false)
 		Expect(obj).NotTo(HaveKey("task"), "tasks/get wraps the task")
 		Expect(obj).To(HaveKey("taskId"))
-		Expect(validateDef("GetTaskResult", raw)).To(Succeed())
-		Expect(validateDef("Task", raw)).To(Succeed())
+		Expect(raw).To(ConformTo("GetTaskResult"))
+		Expect(raw).To(ConformTo("Task"))
 	})
 
 	env.It("includes the ttl in force, or null, in every tasks/get result", "TASKS-TTL-004", func(ctx SpecContext) {

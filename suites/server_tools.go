@@ -47,7 +47,7 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 		name := env.Fixture(FixtureSleep)
 		raw, err := env.A.CallTool(ctx, name, env.Args(FixtureSleep, map[string]any{"ms": 0}))
 		Expect(err).NotTo(HaveOccurred(), "plain call")
-		Expect(validateDef("CallToolResult", raw)).To(Succeed())
+		Expect(raw).To(ConformTo("CallToolResult"))
 		created := env.Sleep(ctx, 0)
 		Expect(created.Task.TaskID).NotTo(BeEmpty())
 	})
@@ -79,7 +79,7 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 		}
 		Expect(json.Unmarshal(raw, &res)).To(Succeed())
 		for _, t := range res.Tools {
-			Expect(validateDef("Tool", t)).To(Succeed())
+			Expect(t).To(ConformTo("Tool"))
 			Expect(string(mustMember(t, "inputSchema"))).NotTo(Or(BeEmpty(), Equal("null")), "a tool has no inputSchema: %s", truncateRaw(t))
 		}
 	})

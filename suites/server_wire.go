@@ -95,7 +95,7 @@ var _ = describeServer("Wire format", "wire", func(env *ServerEnv) {
 		Expect(msgs).NotTo(BeEmpty())
 		for _, m := range msgs {
 			Expect(m.Kind).NotTo(Equal(client.KindInvalid), "not a JSON-RPC message: %s", m.Raw)
-			Expect(validateDef("JSONRPCMessage", m.Raw)).To(Succeed(), describeMessage(m))
+			Expect(m.Raw).To(ConformTo("JSONRPCMessage"), describeMessage(m))
 		}
 	})
 
@@ -125,7 +125,7 @@ var _ = describeServer("Wire format", "wire", func(env *ServerEnv) {
 				for _, k := range []string{"taskId", "status", "createdAt", "lastUpdatedAt", "ttl"} {
 					Expect(obj).To(HaveKey(k), "%s: Task lacks %s: %s", m.ResultDef, k, t)
 				}
-				Expect(validateDef("Task", t)).To(Succeed(), m.ResultDef)
+				Expect(t).To(ConformTo("Task"), m.ResultDef)
 				checked++
 			}
 		}
