@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"runtime"
 	"slices"
@@ -105,3 +106,25 @@ func BenchmarkTasksGetHTTP(b *testing.B) {
 }
 
 func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
+
+// BenchmarkTasksGetHandler measures the server's own cost of a tasks/get,
+// without the network: ServeHTTP on a recorded request.
+func BenchmarkTasksGetHandler(b *testing.B) {
+	inst, err := reference.Start(context.Background(), reference.Options{Config: tasks.Config{MaxTasksPerOwner: -1}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer inst.Close(context.Background())
+	h, body := benchSession(b, http.DefaultClient, inst.URL)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
+		req.Header = h
+		w := httptest.NewRecorder()
+		inst.Server.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatalf("HTTP %d %s", w.Code, w.Body)
+		}
+	}
+}
