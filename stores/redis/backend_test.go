@@ -262,3 +262,68 @@ func TestOpenPrefixFromURL(t *testing.T) {
 		t.Fatal("Open of a closed port succeeded")
 	}
 }
+
+// Many Waits share one pub/sub connection; each must be woken by its own
+// task's change, through PUBLISH alone (the poll interval is an hour).
+func TestManyWaitsShareOneSubscription(t *testing.T) {
+	ctx := context.Background()
+	url, prefix := testenv.Redis(t)
+	cfg := tasks.Config{PollInterval: time.Hour, MaxTasksPerOwner: -1}
+	a, b := openAt(t, url, prefix, cfg), openAt(t, url, prefix, cfg)
+	const n, per = 40, 3
+	ids := make([]tasks.Record, n)
+	for i := range ids {
+		r, err := a.Create(ctx, "o", tasks.CreateParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = r
+	}
+	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	type res struct {
+		i   int
+		rec tasks.Record
+		err error
+	}
+	results := make(chan res, n*per)
+	for i, r := range ids {
+		for range per {
+			go func() {
+				rec, err := b.Wait(wctx, "o", r.ID, r.Version)
+				results <- res{i, rec, err}
+			}()
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // let the subscriptions be confirmed; a late one is covered by Wait's own read
+	for i, r := range ids {
+		msg := fmt.Sprint(i)
+		if _, err := a.Transition(ctx, "o", r.ID, tasks.StatusInputRequired, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range n * per {
+		got := <-results
+		if got.err != nil {
+			t.Fatalf("wait on task %d: %v", got.i, got.err)
+		}
+		if got.rec.ID != ids[got.i].ID || got.rec.StatusMessage != fmt.Sprint(got.i) {
+			t.Fatalf("wait on task %d woke with %+v", got.i, got.rec)
+		}
+	}
+	// Every watcher is gone, so a new Wait subscribes again and still works.
+	r := ids[0]
+	cur, _ := a.Get(ctx, "o", r.ID)
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Wait(wctx, "o", r.ID, cur.Version)
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if _, err := a.Transition(ctx, "o", r.ID, tasks.StatusWorking, "again"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("wait after resubscribing: %v", err)
+	}
+}

@@ -47,6 +47,7 @@ type Store struct {
 	client *goredis.Client
 	prefix string
 	owns   bool // Close closes the client
+	hub    *hub
 }
 
 var (
@@ -102,7 +103,7 @@ func Open(ctx context.Context, rawURL string, cfg tasks.Config, opts ...Option) 
 	if o.prefix != "" {
 		prefix = o.prefix
 	}
-	s := &Store{cfg: cfg.WithDefaults(), client: client, prefix: prefix, owns: owns}
+	s := &Store{cfg: cfg.WithDefaults(), client: client, prefix: prefix, owns: owns, hub: newHub(client)}
 	if err := s.load(ctx); err != nil {
 		if owns {
 			client.Close()
@@ -132,8 +133,10 @@ func (s *Store) Prefix() string { return s.prefix }
 // Client returns the underlying client.
 func (s *Store) Client() *goredis.Client { return s.client }
 
-// Close closes the client if Open created it.
+// Close ends the Store's pub/sub connection and closes the client if Open
+// created it.
 func (s *Store) Close() error {
+	s.hub.close()
 	if !s.owns {
 		return nil
 	}
@@ -545,10 +548,11 @@ func (s *Store) ReapExpiredLeases(ctx context.Context) (int, error) {
 }
 
 // Wait blocks until the task's Version exceeds after. It subscribes to
-// the task's channel first (and waits for Redis to confirm), then reads
-// the task, so a change between the caller's read and the Wait is never
-// missed; it also rereads every Config.PollInterval, which catches expiry
-// and covers a lost subscription.
+// the task's channel (on the connection all Waits of the Store share) and
+// waits for Redis to confirm before reading the task, so a change between
+// the caller's read and the Wait is never missed; it also rereads every
+// Config.PollInterval, which catches expiry and covers a lost
+// subscription.
 func (s *Store) Wait(ctx context.Context, owner tasks.Owner, id string, after int64) (tasks.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return tasks.Record{}, err
@@ -557,21 +561,31 @@ func (s *Store) Wait(ctx context.Context, owner tasks.Owner, id string, after in
 	if rec, err := s.get(ctx, "wait", owner, id, false); err != nil || rec.Version > after {
 		return rec, err
 	}
-	ps := s.client.Subscribe(ctx, s.channel(id))
-	defer ps.Close()
-	if _, err := ps.Receive(ctx); err != nil {
+	channel := s.channel(id)
+	sb, err := s.hub.watch(ctx, channel)
+	if err != nil {
 		return tasks.Record{}, engineErr("wait", id, err)
 	}
-	msgs := ps.Channel()
+	defer s.hub.unwatch(channel, sb)
 	t := time.NewTicker(s.cfg.PollInterval)
 	defer t.Stop()
+	// Until Redis confirms the subscription a PUBLISH could be missed, so
+	// the first read below waits for the confirmation (at most one poll
+	// interval; the polling covers the rest).
+	select {
+	case <-sb.ready:
+	case <-t.C:
+	case <-ctx.Done():
+		return tasks.Record{}, ctx.Err()
+	}
 	for {
+		changed := s.hub.current(sb)
 		rec, err := s.get(ctx, "wait", owner, id, false)
 		if err != nil || rec.Version > after {
 			return rec, err
 		}
 		select {
-		case <-msgs:
+		case <-changed:
 		case <-t.C:
 		case <-ctx.Done():
 			return tasks.Record{}, ctx.Err()
