@@ -31,6 +31,8 @@ var serverRequirements = []Requirement{
 	{ID: "TASKS-XPORT-035", Level: LevelMust, Section: secTransports + " › Session Management", Feature: "core", Summary: "Session ids use visible ASCII characters only."},
 	{ID: "TASKS-XPORT-047", Level: LevelMust, Section: secTransports + " › Protocol Version Header", Feature: "core", Summary: "A request naming an unknown or malformed protocol version in its header is refused with HTTP 400."},
 
+	{ID: "TASKS-XPORT-001", Level: LevelMust, Section: "basic/transports.mdx", Feature: "core", Summary: "Messages are UTF-8 encoded."},
+	{ID: "TASKS-XPORT-028", Level: LevelMust, Section: secTransports + " › Resumability and Redelivery", Feature: "core", Summary: "SSE event ids, when present, are never reused within a session."},
 	{ID: "TASKS-XPORT-004", Level: LevelMust, Section: secTransports + " › Security Warning", Feature: "core", Summary: "A request carrying an Origin the server does not accept gets HTTP 403."},
 	{ID: "TASKS-INIT-001", Level: LevelMust, Section: secLifecycle + " § Initialization", Feature: "core", Summary: "Nothing but initialize opens a connection: earlier task requests are turned away."},
 	{ID: "TASKS-XPORT-009", Level: LevelMust, Section: secTransports + " › Sending Messages to the Server", Feature: "core", Summary: "A posted body that is no valid JSON-RPC message is refused with an HTTP error status."},
@@ -84,6 +86,9 @@ var serverRequirements = []Requirement{
 
 	{ID: "TASKS-NCANCEL-008", Level: LevelMust, Section: "basic/utilities/cancellation.mdx § Timing Considerations", Feature: "cancel", Summary: "A cancel that races the task's completion gets a cancelled task or -32602, and the server stays healthy."},
 
+	// Informative in the catalog, so MAY here: never binding.
+	{ID: "TASKS-NCANCEL-006", Level: LevelMay, Section: "basic/utilities/cancellation.mdx § Behavior Requirements", Feature: "core", Summary: "Cancelling the request that created a task does not cancel the task itself."},
+
 	// Errors.
 	{ID: "TASKS-ERR-005", Level: LevelShould, Section: secTasks + " § Protocol Errors", Feature: "core", Summary: "Error messages say what went wrong instead of a generic phrase."},
 	{ID: "TASKS-JSONRPC-005", Level: LevelMust, Section: secIndex + " › Error Responses", Feature: "core", Summary: "An error answer echoes the request id and has an integer code and a message."},
@@ -99,12 +104,18 @@ var serverRequirements = []Requirement{
 	{ID: "TASKS-NOTIF-005", Level: LevelShould, Section: secTasks + " § Task Notifications", Feature: "core", Summary: "Status notifications do not carry related-task metadata."},
 	{ID: "TASKS-PROG-003", Level: LevelMust, Section: secProgress, Feature: "core", Summary: "Progress values for one token only ever increase."},
 	{ID: "TASKS-PROG-004", Level: LevelMust, Section: secProgress, Feature: "core", Summary: "The progress token of the creating request stays in use for the task's whole life."},
+	{ID: "TASKS-PROG-005", Level: LevelMust, Section: secProgress, Feature: "core", Summary: "A task's progress never moves to a token other than the one the creating request gave."},
+	{ID: "TASKS-PROG-007", Level: LevelMust, Section: secProgress, Feature: "core", Summary: "Progress only names tokens that the client actually sent."},
 	{ID: "TASKS-PROG-006", Level: LevelMust, Section: secProgress, Feature: "core", Summary: "No progress is reported for a task that has reached a terminal status."},
 
 	// Input required.
 	{ID: "TASKS-INPUT-003", Level: LevelShould, Section: secTasks + " § Input Required Status", Feature: "core", Summary: "A task waiting for the requestor's input shows input_required."},
 	{ID: "TASKS-INPUT-004", Level: LevelMust, Section: secTasks + " § Input Required Status", Feature: "core", Summary: "The request that asks for a task's input names that task in related-task metadata."},
 	{ID: "TASKS-INPUT-006", Level: LevelShould, Section: secTasks + " § Input Required Status", Feature: "core", Summary: "Once its input has arrived the task leaves input_required and carries on."},
+	{ID: "TASKS-META-002", Level: LevelMust, Section: secTasks + " § Associating Task-Related Messages", Feature: "core", Summary: "An elicitation a task depends on carries that task's id as its related task."},
+	{ID: "TASKS-ELICIT-002", Level: LevelMust, Section: secElicit + " § Capabilities", Feature: "core", Summary: "Elicitations use only a mode the client declared."},
+	{ID: "TASKS-JSONRPC-002", Level: LevelMust, Section: secIndex + " › Requests", Feature: "core", Summary: "Requests the server sends have a string or integer id."},
+	{ID: "TASKS-INIT-013", Level: LevelMust, Section: secLifecycle + " § Operation", Feature: "core", Summary: "The server only uses what was negotiated: no task-augmented requests to a client without a tasks capability."},
 	{ID: "TASKS-ELICIT-003", Level: LevelMust, Section: secElicit + " § Elicitation Requests", Feature: "core", Summary: "A form elicitation has a message and a requested schema, in a mode the client declared."},
 
 	// Several instances.

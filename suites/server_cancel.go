@@ -1,10 +1,13 @@
 package suites
 
 import (
+	"encoding/json"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
 var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *ServerEnv) {
@@ -84,5 +87,15 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 		}
 		_, err := env.A.Call(ctx, "ping", nil)
 		Expect(err).NotTo(HaveOccurred(), "the server stopped answering after the races")
+	})
+
+	env.It("does not cancel a task when the request that created it is cancelled", "TASKS-NCANCEL-006", func(ctx SpecContext) {
+		role := env.TaskSleep()
+		var reqID json.RawMessage
+		created := env.CreateCall(ctx, env.A, role, client.ToolCall{Arguments: map[string]any{"ms": 300}},
+			client.OnRequestID(func(id json.RawMessage) { reqID = id }))
+		Expect(env.A.CancelRequest(ctx, reqID, "conformance probe")).To(Succeed())
+		final := env.Await(ctx, created.Task.TaskID)
+		Expect(final.Status).To(Equal("completed"), "notifications/cancelled for the finished tools/call changed the task")
 	})
 })

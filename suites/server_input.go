@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -142,6 +143,48 @@ var _ = describeServer("Input required", "input", func(env *ServerEnv) {
 		}
 		for _, s := range run.statuses {
 			Expect(s).To(BeElementOf("input_required", "working", "completed", "failed", "cancelled"))
+		}
+	})
+
+	env.It("names the task's id in the related-task metadata of its elicitation", "TASKS-META-002", func(ctx SpecContext) {
+		run := runInput(ctx, env)
+		Expect(run.elicitations).NotTo(BeEmpty(), "no elicitation/create arrived")
+		for _, e := range run.elicitations {
+			id, _ := client.RelatedTaskID(e.Params())
+			Expect(id).To(Equal(run.taskID), "elicitation/create related-task taskId")
+		}
+	})
+
+	env.It("elicits only in form mode, the one mode the harness declared", "TASKS-ELICIT-002", func(ctx SpecContext) {
+		run := runInput(ctx, env)
+		Expect(run.elicitations).NotTo(BeEmpty(), "no elicitation/create arrived")
+		for _, e := range run.elicitations {
+			var p struct {
+				Mode string `json:"mode"`
+			}
+			Expect(json.Unmarshal(e.Params(), &p)).To(Succeed())
+			Expect(p.Mode).To(BeElementOf("", "form"), "elicitation in mode %q", p.Mode)
+		}
+	})
+
+	env.It("uses string or integer ids for the requests it sends", "TASKS-JSONRPC-002", func(ctx SpecContext) {
+		run := runInput(ctx, env)
+		Expect(run.elicitations).NotTo(BeEmpty(), "no elicitation/create arrived")
+		for _, e := range run.elicitations {
+			id := strings.TrimSpace(string(e.ID))
+			var n int64
+			isInt := json.Unmarshal(e.ID, &n) == nil && !strings.ContainsAny(id, ".eE")
+			Expect(strings.HasPrefix(id, `"`) || isInt).To(BeTrue(), "request id %s is neither a string nor an integer", id)
+		}
+	})
+
+	env.It("does not make task-augmented requests to a client that declared no tasks capability", "TASKS-INIT-013", func(ctx SpecContext) {
+		run := runInput(ctx, env)
+		Expect(run.elicitations).NotTo(BeEmpty(), "no elicitation/create arrived")
+		for _, e := range run.elicitations {
+			var p map[string]json.RawMessage
+			Expect(json.Unmarshal(e.Params(), &p)).To(Succeed())
+			Expect(p).NotTo(HaveKey("task"), "elicitation/create asks the harness for a task, but it declared no tasks capability")
 		}
 	})
 })

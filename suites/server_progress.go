@@ -83,4 +83,34 @@ var _ = describeServer("Progress", "progress", func(env *ServerEnv) {
 			Expect(n.At.Before(terminalAt.Add(50*time.Millisecond))).To(BeTrue(), "a progress notification arrived after the task was terminal: %s", n.Raw)
 		}
 	})
+
+	env.It("reports a task's progress only under the token of the creating request", "TASKS-PROG-005", func(ctx SpecContext) {
+		_, _, _ = progressRun(ctx, env)
+		for _, n := range env.A.Notifications() {
+			if n.Method != "notifications/progress" {
+				continue
+			}
+			var p struct {
+				Token json.RawMessage `json:"progressToken"`
+			}
+			Expect(json.Unmarshal(n.Params(), &p)).To(Succeed())
+			if _, related := client.RelatedTaskID(n.Params()); related {
+				Expect(string(p.Token)).To(Equal(`"`+progressToken+`"`), "progress for the task under another token")
+			}
+		}
+	})
+
+	env.It("names only progress tokens the client sent", "TASKS-PROG-007", func(ctx SpecContext) {
+		_, _, _ = progressRun(ctx, env)
+		for _, n := range env.A.Notifications() {
+			if n.Method != "notifications/progress" {
+				continue
+			}
+			var p struct {
+				Token json.RawMessage `json:"progressToken"`
+			}
+			Expect(json.Unmarshal(n.Params(), &p)).To(Succeed())
+			Expect(string(p.Token)).To(Equal(`"`+progressToken+`"`), "progress under a token the harness never sent")
+		}
+	})
 })

@@ -185,6 +185,30 @@ var _ = describeServer("Wire format", "wire", func(env *ServerEnv) {
 			}
 		}
 	})
+
+	env.It("encodes every message as UTF-8", "TASKS-XPORT-001", func(ctx SpecContext) {
+		_ = env.A.OpenStream(ctx)
+		fullFlow(ctx)
+		for _, m := range env.Messages() {
+			Expect(utf8.Valid(m.Raw)).To(BeTrue(), "%s is not valid UTF-8", describeMessage(m))
+			if ct := strings.ToLower(m.ContentType); strings.Contains(ct, "charset=") {
+				Expect(ct).To(ContainSubstring("charset=utf-8"), "%s declares %q", describeMessage(m), m.ContentType)
+			}
+		}
+	})
+
+	env.It("never reuses an SSE event id within a session", "TASKS-XPORT-028", func(ctx SpecContext) {
+		_ = env.A.OpenStream(ctx)
+		fullFlow(ctx)
+		seen := map[string]string{}
+		for _, m := range env.Messages() {
+			if m.EventID == "" || m.SessionID != env.A.SessionID() {
+				continue
+			}
+			Expect(seen).NotTo(HaveKey(m.EventID), "SSE event id %q used for %s and again for %s", m.EventID, seen[m.EventID], describeMessage(m))
+			seen[m.EventID] = describeMessage(m)
+		}
+	})
 })
 
 // metaKeyPattern is the _meta key grammar: an optional prefix of

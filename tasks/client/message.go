@@ -54,6 +54,9 @@ type Message struct {
 	Stream string
 	// EventID is the SSE event id the message came with, if any.
 	EventID string
+	// SessionID is the Mcp-Session-Id of the client that received the
+	// message ("" when the server uses no sessions).
+	SessionID string
 	// HTTPStatus and ContentType describe the HTTP response that carried
 	// a received message.
 	HTTPStatus  int

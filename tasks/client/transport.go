@@ -118,6 +118,7 @@ func (c *Client) CallMessage(ctx context.Context, method string, params any, opt
 		m.HTTPStatus = resp.StatusCode
 		m.ContentType = resp.Header.Get("Content-Type")
 		m.Stream = StreamPOST
+		m.SessionID = c.SessionID()
 		if m.IsResponse() && match(m) {
 			m.Method = method
 			if m.Kind == KindResult {
@@ -434,6 +435,7 @@ func (c *Client) OpenStream(ctx context.Context) error {
 	c.mu.Unlock()
 	tag := func(m *Message) {
 		m.Stream = StreamGET
+		m.SessionID = c.SessionID()
 		m.HTTPStatus = resp.StatusCode
 		m.ContentType = resp.Header.Get("Content-Type")
 	}
