@@ -117,7 +117,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if impl == "" {
 		impl = init.ServerInfo.Name
 	}
-	inferred := caps.Names()
+	// Declared: what initialize says. Inferred: what the harness found
+	// by looking (fixture tools) and was given (identities, instances).
+	var inferred []string
 	for _, r := range roles() {
 		if _, ok := findTool(tools, cfg.ToolName(r)); ok {
 			inferred = append(inferred, "fixture:"+r)
