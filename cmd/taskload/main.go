@@ -12,6 +12,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,6 +48,7 @@ type config struct {
 	headers        []string
 	baseline       bool
 	jsonOut        bool
+	rounds         int
 	external       bool // the server runs in another process
 }
 
@@ -82,6 +84,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&hdrs, "header", "extra HTTP header \"Key: Value\" on every request (repeatable), e.g. Authorization")
 	fs.BoolVar(&c.baseline, "baseline", false, "also measure a bare net/http handler returning a same-size JSON body")
 	fs.BoolVar(&c.jsonOut, "json", false, "print results as JSON")
+	fs.IntVar(&c.rounds, "rounds", 3, "alternating rounds of each run; the median round is reported")
 	serveSize := fs.Int("serve-baseline", 0, "internal: serve the bare baseline handler with a body of this many bytes and print its address")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -93,8 +96,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *serveSize > 0 {
 		return serveBaseline(*serveSize, stdout, stderr)
 	}
-	if c.clients < 1 || c.tasksPerClient < 1 || c.duration <= 0 {
-		fmt.Fprintln(stderr, "taskload: --clients, --tasks and --duration must be positive")
+	if c.clients < 1 || c.tasksPerClient < 1 || c.duration <= 0 || c.rounds < 1 {
+		fmt.Fprintln(stderr, "taskload: --clients, --tasks, --duration and --rounds must be positive")
 		return 2
 	}
 	results, err := measure(context.Background(), c)
@@ -113,7 +116,7 @@ func report(w io.Writer, c config, results []Result) {
 		_ = enc.Encode(results)
 		return
 	}
-	fmt.Fprintf(w, "%d clients, %s per run\n", c.clients, c.duration)
+	fmt.Fprintf(w, "%d clients, %d alternating rounds of %s, median round shown\n", c.clients, c.rounds, c.duration)
 	for _, r := range results {
 		fmt.Fprintf(w, "%-10s %9.0f req/s  p50 %7.0f µs  p99 %7.0f µs  %d requests, %d errors, body %d B\n",
 			r.Name, r.ReqPerSec, r.P50Micros, r.P99Micros, r.Requests, r.Errors, r.BodyBytes)
@@ -152,17 +155,40 @@ func measure(ctx context.Context, c config) ([]Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("first tasks/get: %w", err)
 	}
-	res := load(ctx, "tasks/get", workers, c)
-	res.BodyBytes = len(sample)
-	out := []Result{res}
+	var base []*worker
 	if c.baseline {
-		b, err := baseline(ctx, hc, c, sample)
+		var stop func()
+		base, stop, err = baselineWorkers(ctx, hc, c, sample)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, b)
+		defer stop()
+	}
+	// Alternate the runs so both see the same machine load, then keep
+	// each side's median round.
+	var got, bare []Result
+	for range c.rounds {
+		r := load(ctx, "tasks/get", workers, c)
+		r.BodyBytes = len(sample)
+		got = append(got, r)
+		if c.baseline {
+			b := load(ctx, "baseline", base, c)
+			b.BodyBytes = len(sample)
+			bare = append(bare, b)
+		}
+	}
+	out := []Result{median(got)}
+	if c.baseline {
+		out = append(out, median(bare))
 	}
 	return out, nil
+}
+
+// median returns the round with the median throughput.
+func median(rs []Result) Result {
+	rs = slices.Clone(rs)
+	slices.SortFunc(rs, func(a, b Result) int { return cmp.Compare(a.ReqPerSec, b.ReqPerSec) })
+	return rs[len(rs)/2]
 }
 
 // worker is one session with its tasks and prepared request bodies.
@@ -359,13 +385,12 @@ func startBaseline(c config, body []byte) (string, func(), error) {
 	return strings.TrimSpace(line), func() { _ = stdin.Close(); _ = cmd.Wait() }, nil
 }
 
-// baseline loads the bare handler the same way as the server.
-func baseline(ctx context.Context, hc *http.Client, c config, body []byte) (Result, error) {
+// baselineWorkers starts the bare handler and prepares clients for it.
+func baselineWorkers(ctx context.Context, hc *http.Client, c config, body []byte) ([]*worker, func(), error) {
 	url, stop, err := startBaseline(c, body)
 	if err != nil {
-		return Result{}, err
+		return nil, nil, err
 	}
-	defer stop()
 	workers := make([]*worker, c.clients)
 	for i := range workers {
 		h := http.Header{}
@@ -378,10 +403,9 @@ func baseline(ctx context.Context, hc *http.Client, c config, body []byte) (Resu
 	}
 	for _, w := range workers {
 		if _, err := w.get(ctx, 0); err != nil {
-			return Result{}, fmt.Errorf("baseline: %w", err)
+			stop()
+			return nil, nil, fmt.Errorf("baseline: %w", err)
 		}
 	}
-	r := load(ctx, "baseline", workers, c)
-	r.BodyBytes = len(body)
-	return r, nil
+	return workers, stop, nil
 }

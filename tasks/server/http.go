@@ -192,9 +192,13 @@ func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *en
 	writeJSON(w, resp)
 }
 
+// jsonContentType is shared by every JSON answer; net/http only reads it.
+var jsonContentType = []string{"application/json"}
+
+// writeJSON answers with one JSON body. net/http adds Content-Length itself
+// for a body written in one piece by a handler that does not flush.
 func writeJSON(w http.ResponseWriter, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Header()["Content-Type"] = jsonContentType
 	_, _ = w.Write(body)
 }
 
