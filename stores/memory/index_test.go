@@ -67,3 +67,20 @@ func TestIndexMatchesSortedSlice(t *testing.T) {
 		t.Fatal("empty() disagrees")
 	}
 }
+
+func TestParseKey(t *testing.T) {
+	id := tasks.NewID()
+	k, ok := parseKey(id)
+	if !ok {
+		t.Fatalf("%s rejected", id)
+	}
+	if got := fmt.Sprintf("%x-%x-%x-%x-%x", k[0:4], k[4:6], k[6:8], k[8:10], k[10:16]); got != id {
+		t.Errorf("round trip %s → %s", id, got)
+	}
+	for _, bad := range []string{"", "x", "{" + id + "}", "urn:uuid:" + id,
+		"A" + id[1:], id[:8] + "x" + id[9:], id[:35] + "g", id + "0"} {
+		if _, ok := parseKey(bad); ok {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
