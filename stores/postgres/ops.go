@@ -152,12 +152,13 @@ func (s *Store) Transition(ctx context.Context, owner tasks.Owner, id string, to
 	now := s.cfg.Now()
 	var sql string
 	var args []any
-	if from := fromStatuses(to); !to.Terminal() && len(from) > 0 {
+	// Between the two active statuses there is exactly one source status.
+	if from := fromStatuses(to); !to.Terminal() && len(from) == 1 {
 		sql = `UPDATE mcptasks_tasks
 			SET status = $4, status_message = $5, version = version + 1, updated_at = GREATEST(updated_at, $6)
-			WHERE id = $1 AND owner = $2 AND status = ANY($3) AND ` + visibleAt + `$6)
+			WHERE id = $1 AND owner = $2 AND status = $3 AND ` + visibleAt + `$6)
 			RETURNING ` + viewColumns
-		args = []any{id, string(owner), from, string(to), clean(message), now}
+		args = []any{id, string(owner), from[0], string(to), clean(message), now}
 	}
 	return s.conditional(ctx, "transition", owner, id, now, sql, args,
 		func(cur tasks.Record) error { return tasks.CheckTransition(cur, to) })
