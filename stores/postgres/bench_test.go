@@ -185,7 +185,7 @@ func BenchmarkStore(b *testing.B) {
 				return pool.QueryRow(ctx, bareUpdate, id, []string{string(from)}, string(to), "bench",
 					time.Now().UTC().Truncate(time.Millisecond)).Scan(&v)
 			}
-			const windows = 10
+			const windows = 40
 			perG := max(b.N/windows/g, 1)
 			var took [2]time.Duration
 			var ops [2]int
