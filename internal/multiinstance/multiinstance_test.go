@@ -113,6 +113,29 @@ func testCrossInstance(t *testing.T, spec string) {
 		t.Errorf("tasks/result on A: %s, %v; B said %s", rawA, err, raw)
 	}
 
+	// A task waiting for input on A shows input_required on B, which can
+	// cancel it there.
+	in, err := ca.CallToolAsTask(ctx, "fixture_input", map[string]any{"question": "which?"}, nil)
+	if err != nil {
+		t.Fatalf("fixture_input as a task on A: %v", err)
+	}
+	var seen string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		got, err := cb.GetTask(ctx, in.Task.TaskID)
+		if err != nil {
+			t.Fatalf("tasks/get on B of the input task: %v", err)
+		}
+		if seen = got.Status; seen == string(tasks.StatusInputRequired) {
+			break
+		}
+	}
+	if seen != string(tasks.StatusInputRequired) {
+		t.Errorf("the input task as seen on B: %q, want input_required", seen)
+	}
+	if c, err := cb.CancelTask(ctx, in.Task.TaskID); err != nil || c.Status != string(tasks.StatusCancelled) {
+		t.Errorf("tasks/cancel on B of the input task: %+v, %v", c, err)
+	}
+
 	// Cancellable on B while it runs on A; A sees it cancelled, and a
 	// tasks/result waiting on A ends with the cancellation.
 	id2 := sleepTask(t, ctx, ca, 60_000)
