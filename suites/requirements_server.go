@@ -101,6 +101,8 @@ var serverRequirements = []Requirement{
 
 	// Notifications and progress.
 	{ID: "TASKS-NOTIF-001", Level: LevelMay, Section: secTasks + " § Task Status Notification", Feature: "core", Summary: "Status notifications are optional; those sent are well formed and carry the whole task."},
+	{ID: "TASKS-WIRE-NOTIF-002", Level: LevelMust, Section: secWire + "TaskStatusNotification", Feature: "core", Summary: "A status notification's params are a complete Task, ttl included."},
+	{ID: "TASKS-WIRE-PROGRESS-001", Level: LevelMust, Section: secWire + "ProgressNotification", Feature: "core", Summary: "Progress notifications carry a string or integer token and a numeric progress."},
 	{ID: "TASKS-NOTIF-005", Level: LevelShould, Section: secTasks + " § Task Notifications", Feature: "core", Summary: "Status notifications do not carry related-task metadata."},
 	{ID: "TASKS-PROG-003", Level: LevelMust, Section: secProgress, Feature: "core", Summary: "Progress values for one token only ever increase."},
 	{ID: "TASKS-PROG-004", Level: LevelMust, Section: secProgress, Feature: "core", Summary: "The progress token of the creating request stays in use for the task's whole life."},

@@ -54,13 +54,7 @@ func (env *ServerEnv) Fixture(role string) string {
 
 // Args renames the arguments of a fixture call to the server's names.
 func (env *ServerEnv) Args(role string, args map[string]any) map[string]any {
-	out := make(map[string]any, len(args))
-	for k, v := range args {
-		if name := env.Config.ArgName(role, k); name != "" {
-			out[name] = v
-		}
-	}
-	return out
+	return env.Config.FixtureArguments(role, args)
 }
 
 // RequireTaskTools makes the spec not-applicable when the server does not
@@ -165,6 +159,16 @@ func (env *ServerEnv) AwaitOn(ctx context.Context, c *client.Client, id string, 
 	defer cancel()
 	t, err := c.WaitTerminal(wctx, id, 10*time.Millisecond, env.Config.MaxPoll, seen)
 	checkCall(err, "waiting for task %s to finish", id)
+	return t
+}
+
+// AwaitCompleted waits for a task nobody cancels to end and fails the spec
+// unless it completed, so later checks of its result are not misread.
+func (env *ServerEnv) AwaitCompleted(ctx context.Context, c *client.Client, id string) *client.Task {
+	ginkgo.GinkgoHelper()
+	t := env.AwaitOn(ctx, c, id, nil)
+	gomega.Expect(t.Status).To(gomega.Equal("completed"),
+		"the task ended %s (statusMessage %q) although nothing asked it to stop", t.Status, t.StatusMessage)
 	return t
 }
 

@@ -113,4 +113,20 @@ var _ = describeServer("Progress", "progress", func(env *ServerEnv) {
 			Expect(string(p.Token)).To(Equal(`"`+progressToken+`"`), "progress under a token the harness never sent")
 		}
 	})
+
+	env.It("sends progress notifications of the defined shape", "TASKS-WIRE-PROGRESS-001", func(ctx SpecContext) {
+		_, _, _ = progressRun(ctx, env)
+		var all []*client.Message
+		for _, n := range env.Messages() {
+			if n.Method == "notifications/progress" {
+				all = append(all, n)
+			}
+		}
+		if len(all) == 0 {
+			NotSupported("the progress fixture sent no progress notifications")
+		}
+		for _, n := range all {
+			Expect(n.Raw).To(ConformTo("ProgressNotification"))
+		}
+	})
 })

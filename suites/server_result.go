@@ -50,6 +50,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 
 	env.It("tags the tasks/result payload with related-task metadata naming the task", "TASKS-META-007", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 0)
+		env.AwaitCompleted(ctx, env.A, created.Task.TaskID)
 		payload, err := env.A.Result(ctx, created.Task.TaskID)
 		Expect(err).NotTo(HaveOccurred())
 		id, ok := client.RelatedTaskID(payload)
@@ -65,6 +66,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		plain, err := env.A.CallTool(ctx, name, args)
 		Expect(err).NotTo(HaveOccurred(), "plain call")
 		created := env.CreateOn(ctx, env.A, FixtureSleep, map[string]any{"ms": 10}, nil)
+		env.AwaitCompleted(ctx, env.A, created.Task.TaskID)
 		payload, err := env.A.Result(ctx, created.Task.TaskID)
 		Expect(err).NotTo(HaveOccurred(), "tasks/result")
 		Expect(withoutMeta(payload)).To(MatchJSON(withoutMeta(plain)), "tasks/result differs from the plain call's result (ignoring _meta)")
@@ -133,6 +135,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 
 	env.It("shapes the tasks/result payload of a tool call as a CallToolResult", "TASKS-WIRE-CALLRESULT-001", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 0)
+		env.AwaitCompleted(ctx, env.A, created.Task.TaskID)
 		payload, err := env.A.Result(ctx, created.Task.TaskID)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(payload).To(ConformTo("CallToolResult"))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,22 +25,23 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // config is everything the command line (and environment) says.
 type config struct {
-	servers     listFlag
-	headers     listFlag
-	headersB    listFlag
-	fixtures    listFlag
-	fixtureArgs listFlag
-	labelFilter string
-	focus       string
-	reportDir   string
-	timeout     time.Duration
-	specTimeout time.Duration
-	list        bool
-	strict      bool
-	verbose     bool
-	noColor     bool
-	version     bool
-	seed        int64
+	servers      listFlag
+	headers      listFlag
+	headersB     listFlag
+	fixtures     listFlag
+	fixtureArgs  listFlag
+	fixtureConst listFlag
+	labelFilter  string
+	focus        string
+	reportDir    string
+	timeout      time.Duration
+	specTimeout  time.Duration
+	list         bool
+	strict       bool
+	verbose      bool
+	noColor      bool
+	version      bool
+	seed         int64
 }
 
 // usageError is a mistake in flags or environment (exit 2).
@@ -59,7 +61,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	fs.Var(&c.headers, "header", "HTTP header 'Name: value' sent by identity A (repeatable), e.g. an Authorization header")
 	fs.Var(&c.headersB, "header-b", "HTTP header of a second identity B (repeatable); without it the isolation specs are not-supported")
 	fs.Var(&c.fixtures, "fixture", "map a fixture role to the server's tool: role=tool (repeatable; roles: "+strings.Join(roles(), ", ")+"); role= marks it absent")
-	fs.Var(&c.fixtureArgs, "fixture-arg", "rename a fixture argument: role.arg=name, e.g. sleep.ms=duration_ms; role.arg= leaves it out (repeatable)")
+	fs.Var(&c.fixtureArgs, "fixture-arg", "rename a fixture argument: role.arg=name, e.g. sleep.ms=duration_ms; name/N divides the value by N (sleep.ms=delay/1000 for seconds); role.arg= leaves it out (repeatable)")
+	fs.Var(&c.fixtureConst, "fixture-const", "add a fixed argument to every call of a fixture: role.name=JSON, e.g. sleep.items='[\"a\"]' (repeatable)")
 	fs.StringVar(&c.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'level:must && !area:ttl'")
 	fs.StringVar(&c.focus, "focus", "", "only run specs whose text matches this regular expression")
 	fs.StringVar(&c.reportDir, "report-dir", "", "directory for conformance-report.json, junit.xml, summary.md and report.html (default ./conformance-results)")
@@ -129,6 +132,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	if v, ok := env("fixture-arg"); ok {
 		c.fixtureArgs = splitList(v, true)
 	}
+	if v, ok := env("fixture-const"); ok {
+		c.fixtureConst = splitList(v, false)
+	}
 	if v, ok := env("label-filter"); ok {
 		c.labelFilter = v
 	}
@@ -185,7 +191,8 @@ func roles() []string {
 
 // serverConfig turns the flags into a suites.ServerConfig.
 func (c *config) serverConfig() (suites.ServerConfig, error) {
-	sc := suites.ServerConfig{URLs: c.servers, Fixtures: map[string]string{}, FixtureArgs: map[string]string{}}
+	sc := suites.ServerConfig{URLs: c.servers, Fixtures: map[string]string{}, FixtureArgs: map[string]string{},
+		FixtureConsts: map[string]json.RawMessage{}}
 	var err error
 	if sc.Headers, err = parseHeaders(c.headers, "--header"); err != nil {
 		return sc, err
@@ -207,11 +214,18 @@ func (c *config) serverConfig() (suites.ServerConfig, error) {
 		}
 		sc.FixtureArgs[strings.TrimSpace(key)] = strings.TrimSpace(name)
 	}
+	for _, f := range c.fixtureConst {
+		key, value, ok := strings.Cut(f, "=")
+		if !ok || !json.Valid([]byte(value)) {
+			return sc, usagef("--fixture-const %q: want role.name=JSON", f)
+		}
+		sc.FixtureConsts[strings.TrimSpace(key)] = json.RawMessage(value)
+	}
 	if len(sc.URLs) > 0 {
 		if err := sc.Validate(); err != nil {
 			return sc, usagef("%v", err)
 		}
-	} else if len(sc.Fixtures) > 0 || len(sc.FixtureArgs) > 0 {
+	} else if len(sc.Fixtures) > 0 || len(sc.FixtureArgs) > 0 || len(sc.FixtureConsts) > 0 {
 		return sc, usagef("--fixture and --fixture-arg need --server (the built-in reference server has the standard fixtures)")
 	}
 	return sc, nil

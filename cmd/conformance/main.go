@@ -223,12 +223,19 @@ func printSummary(w io.Writer, r *report.Report, dir string) {
 	fmt.Fprintf(w, "Reports written to %s\n", dir)
 }
 
+// firstLine shortens a failure message to one line for the console: the
+// first line, joined with the next ones when it only introduces them
+// ("Unexpected error:").
 func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	out := strings.TrimSpace(lines[0])
+	for i := 1; i < len(lines) && i < 4 && strings.HasSuffix(out, ":"); i++ {
+		out += " " + strings.TrimSpace(lines[i])
 	}
-	return s
+	if len(out) > 200 {
+		out = out[:200] + "…"
+	}
+	return out
 }
 
 // listRequirements prints the server requirements by running the suite
