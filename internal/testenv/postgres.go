@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -211,6 +212,38 @@ func (c *PGCluster) destroy() {
 	_ = os.RemoveAll(c.dir)
 }
 
+// pgOwnerFile, in a cluster's temp dir, holds the pid of the test process
+// that started it.
+const pgOwnerFile = "owner.pid"
+
+// sweepStalePGClusters stops and removes clusters left in /tmp by test
+// processes that died without stopping them. A directory without an owner
+// file is left alone unless it is an hour old (it may be starting up).
+func sweepStalePGClusters(bin string) {
+	dirs, _ := filepath.Glob("/tmp/mcptasks-pg-*")
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, pgOwnerFile))
+		if err != nil {
+			if fi, serr := os.Stat(dir); serr != nil || time.Since(fi.ModTime()) < time.Hour {
+				continue
+			}
+		} else if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr != nil || processAlive(pid) {
+			continue
+		}
+		c := &PGCluster{bin: bin, dir: dir, asOwner: os.Geteuid() == 0}
+		if _, err := os.Stat(filepath.Join(dir, "data", "postmaster.pid")); err == nil {
+			_ = c.pgCtl("-m", "immediate", "-w", "-t", "30", "stop")
+		}
+		_ = os.RemoveAll(dir)
+	}
+}
+
+// processAlive reports whether a process with this pid exists.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
 // startPGCluster runs initdb and pg_ctl start in a new temp dir.
 func startPGCluster(opts PostgresOptions) (*PGCluster, error) {
 	bin, err := pgBinDir()
@@ -222,6 +255,7 @@ func startPGCluster(opts PostgresOptions) (*PGCluster, error) {
 			return nil, err
 		}
 	}
+	sweepStalePGClusters(bin)
 	port, err := FreePort()
 	if err != nil {
 		return nil, err
@@ -234,6 +268,12 @@ func startPGCluster(opts PostgresOptions) (*PGCluster, error) {
 	}
 	c := &PGCluster{bin: bin, dir: dir, port: port, fsync: opts.Fsync, asOwner: os.Geteuid() == 0,
 		adminDSN: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)}
+	// Record who owns the cluster, so a later run can stop it if this
+	// process dies without StopAll (a test timeout, a kill).
+	if err := os.WriteFile(filepath.Join(dir, pgOwnerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
 	if c.asOwner {
 		if out, err := exec.Command("chown", "postgres:postgres", dir).CombinedOutput(); err != nil {
 			_ = os.RemoveAll(dir)

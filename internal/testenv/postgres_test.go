@@ -2,6 +2,10 @@ package testenv
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -107,4 +111,36 @@ func TestWithDatabase(t *testing.T) {
 			t.Errorf("withDatabase(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
+}
+
+func TestPostgresStaleClusterIsSwept(t *testing.T) {
+	c := PostgresCluster(t, PostgresOptions{Private: true})
+	// Pretend its owner died: a pid that has just exited.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, pgOwnerFile), []byte(strconv.Itoa(dead.Process.Pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A live cluster of ours must survive the sweep.
+	live := PostgresCluster(t, PostgresOptions{})
+	sweepStalePGClusters(c.bin)
+	if _, err := os.Stat(c.dir); !os.IsNotExist(err) {
+		t.Errorf("stale cluster dir %s still exists (%v)", c.dir, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if conn, err := pgx.Connect(ctx, c.AdminDSN()); err == nil {
+		conn.Close(ctx)
+		t.Errorf("the stale cluster still accepts connections")
+	}
+	if live.dir != "" {
+		if _, err := os.Stat(live.dir); err != nil {
+			t.Errorf("our own live cluster was swept: %v", err)
+		}
+	}
+	c.mu.Lock()
+	c.running = false // already stopped by the sweep
+	c.mu.Unlock()
 }
