@@ -327,3 +327,24 @@ func TestManyWaitsShareOneSubscription(t *testing.T) {
 		t.Fatalf("wait after resubscribing: %v", err)
 	}
 }
+
+// Status messages and variables may hold any bytes, NUL included, and
+// come back exactly.
+func TestOddBytesRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	st := open(t, tasks.Config{})
+	for _, msg := range []string{"a\x00b", "\x00", "ünï\ncode:12:", strings.Repeat("x\x00", 80)} {
+		r, err := st.Create(ctx, "o\x00wner", tasks.CreateParams{Method: "m\x00", StatusMessage: msg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Transition(ctx, "o\x00wner", r.ID, tasks.StatusInputRequired, msg+"!")
+		if err != nil || got.StatusMessage != msg+"!" || got.Method != "m\x00" || got.Owner != "o\x00wner" {
+			t.Fatalf("transition with %q: %+v, %v", msg, got, err)
+		}
+		got, err = st.SetVariables(ctx, "o\x00wner", r.ID, map[string]json.RawMessage{"k\x00": json.RawMessage(`"\u0000"`)})
+		if err != nil || string(got.Variables["k\x00"]) != `"\u0000"` || got.StatusMessage != msg+"!" {
+			t.Fatalf("set variables with %q: %+v, %v", msg, got, err)
+		}
+	}
+}

@@ -31,14 +31,19 @@ local function load(key, owner, now)
 end
 -- reply packs a tag and the record fields into one string,
 -- "tag\n" then "<len>:<bytes>" per field, so the client reads one bulk
--- reply instead of twelve.
+-- reply instead of twelve. string.format is the cheapest way to build it,
+-- but Lua 5.1 formats short strings with C sprintf, which stops at a NUL
+-- byte, so records holding one take the slower table path.
 local function reply(tag, h)
-  local p = {tag, '\n'}
+  if not string.find(table.concat(h), '\0', 1, true) then
+    return string.format('%s\n%d:%s%d:%s%d:%s%d:%s%d:%s%d:%s%d:%s%d:%s%d:%s%d:%s%d:%s', tag,
+      #h[1], h[1], #h[2], h[2], #h[3], h[3], #h[4], h[4], #h[5], h[5], #h[6], h[6],
+      #h[7], h[7], #h[8], h[8], #h[9], h[9], #h[10], h[10], #h[11], h[11])
+  end
+  local p, n = {tag, '\n'}, 2
   for i = 1, 11 do
-    local v = h[i] or ''
-    p[#p + 1] = #v
-    p[#p + 1] = ':'
-    p[#p + 1] = v
+    p[n + 1], p[n + 2], p[n + 3] = tostring(#h[i]), ':', h[i]
+    n = n + 3
   end
   return table.concat(p)
 end
