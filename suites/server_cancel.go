@@ -13,9 +13,9 @@ import (
 var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *ServerEnv) {
 	env.It("has the task cancelled by the time it answers tasks/cancel", "TASKS-CANCEL-003", func(ctx SpecContext) {
 		env.RequireCancel()
-		created := env.Sleep(ctx, 5000)
+		created := env.Running(ctx, 5000)
 		t, err := env.A.CancelTask(ctx, created.Task.TaskID)
-		Expect(err).NotTo(HaveOccurred())
+		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
 		Expect(t.Status).To(Equal("cancelled"), "tasks/cancel result status")
 		got, err := env.A.GetTask(ctx, created.Task.TaskID)
 		if code, isRPC := rpcCode(err); isRPC && code == -32602 {
@@ -28,9 +28,9 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 	env.It("keeps a cancelled task cancelled after its work would have finished", "TASKS-CANCEL-004", func(ctx SpecContext) {
 		env.RequireCancel()
 		const ms = 300
-		created := env.Sleep(ctx, ms)
+		created := env.Running(ctx, ms)
 		_, err := env.A.CancelTask(ctx, created.Task.TaskID)
-		Expect(err).NotTo(HaveOccurred())
+		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
 		time.Sleep(2 * ms * time.Millisecond)
 		got, err := env.A.GetTask(ctx, created.Task.TaskID)
 		if code, isRPC := rpcCode(err); isRPC && code == -32602 {
@@ -47,9 +47,9 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 		_, err := env.A.CancelTask(ctx, done.Task.TaskID)
 		ExpectRPCError(err, -32602, "tasks/cancel of a completed task")
 
-		cancelled := env.Sleep(ctx, 5000)
+		cancelled := env.Running(ctx, 5000)
 		_, err = env.A.CancelTask(ctx, cancelled.Task.TaskID)
-		Expect(err).NotTo(HaveOccurred())
+		env.cancelOK(ctx, err, cancelled.Task.TaskID, "the first tasks/cancel")
 		_, err = env.A.CancelTask(ctx, cancelled.Task.TaskID)
 		ExpectRPCError(err, -32602, "tasks/cancel of a cancelled task")
 
@@ -63,9 +63,9 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 
 	env.It("returns the cancelled task flat in the tasks/cancel result", "TASKS-WIRE-CANCEL-001", func(ctx SpecContext) {
 		env.RequireCancel()
-		created := env.Sleep(ctx, 5000)
+		created := env.Running(ctx, 5000)
 		raw, err := env.A.Call(ctx, "tasks/cancel", map[string]string{"taskId": created.Task.TaskID})
-		Expect(err).NotTo(HaveOccurred())
+		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
 		obj := rawTaskMembers(raw, false)
 		Expect(obj).NotTo(HaveKey("task"), "tasks/cancel wraps the task")
 		Expect(raw).To(ConformTo("CancelTaskResult"))

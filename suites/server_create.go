@@ -71,9 +71,9 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 			}
 		}
 		if env.Caps.Cancel {
-			slow := env.Sleep(ctx, 5000)
+			slow := env.Running(ctx, 5000)
 			t, err := env.A.CancelTask(ctx, slow.Task.TaskID)
-			Expect(err).NotTo(HaveOccurred())
+			env.cancelOK(ctx, err, slow.Task.TaskID, "tasks/cancel")
 			taskTimes(t, "tasks/cancel")
 		}
 	})

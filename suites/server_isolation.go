@@ -22,7 +22,7 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 
 	env.It("refuses tasks/get, tasks/result and tasks/cancel on another identity's task", "TASKS-SEC-006", func(ctx SpecContext) {
 		b := env.B(ctx)
-		created := env.Sleep(ctx, 2000)
+		created := env.Running(ctx, 2000)
 		id := created.Task.TaskID
 		_, err := b.GetTask(ctx, id)
 		Expect(err).To(HaveOccurred(), "identity B read identity A's task with tasks/get")

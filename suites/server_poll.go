@@ -101,9 +101,9 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 			Expect(hasRelatedTask(raw)).To(BeFalse(), "tasks/list result carries related-task metadata")
 		}
 		if env.Caps.Cancel {
-			slow := env.Sleep(ctx, 5000)
+			slow := env.Running(ctx, 5000)
 			raw, err := env.A.Call(ctx, "tasks/cancel", map[string]string{"taskId": slow.Task.TaskID})
-			Expect(err).NotTo(HaveOccurred())
+			env.cancelOK(ctx, err, slow.Task.TaskID, "tasks/cancel")
 			Expect(hasRelatedTask(raw)).To(BeFalse(), "tasks/cancel result carries related-task metadata")
 		}
 	})

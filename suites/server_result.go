@@ -44,8 +44,13 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		t, err := env.A.GetTask(ctx, id)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(t.Terminal()).To(BeTrue(), "tasks/result returned while tasks/get still says %s", t.Status)
-		Expect(elapsed).To(BeNumerically(">=", (ms-100)*time.Millisecond), "tasks/result returned after %s for a %d ms task", elapsed, ms)
-		Expect(payload).To(ConformTo("CallToolResult"))
+		if t.Status == "completed" {
+			// A completed sleep cannot have finished before its time; a
+			// task the server ended early for another reason may answer
+			// at once.
+			Expect(elapsed).To(BeNumerically(">=", (ms-100)*time.Millisecond), "tasks/result returned after %s for a %d ms task", elapsed, ms)
+			Expect(payload).To(ConformTo("CallToolResult"))
+		}
 	})
 
 	env.It("tags the tasks/result payload with related-task metadata naming the task", "TASKS-META-007", func(ctx SpecContext) {
@@ -106,9 +111,9 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 
 	env.It("answers tasks/result for a cancelled task with some final outcome", "TASKS-RESULT-003", func(ctx SpecContext) {
 		env.RequireCancel()
-		created := env.Sleep(ctx, 5000)
+		created := env.Running(ctx, 5000)
 		_, err := env.A.CancelTask(ctx, created.Task.TaskID)
-		Expect(err).NotTo(HaveOccurred())
+		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
 		rctx, cancel := context.WithTimeout(ctx, env.Config.TaskTimeout)
 		defer cancel()
 		payload, err := env.A.Result(rctx, created.Task.TaskID)

@@ -37,7 +37,7 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 	env.It("refuses a task-augmented call to a tool without task support with -32601", "TASKS-TOOLNEG-003", func(ctx SpecContext) {
 		env.RequireTaskTools()
 		name := env.Fixture(FixtureForbidden)
-		res, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: map[string]any{}, Task: &client.TaskParams{}}.Params())
+		res, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(FixtureForbidden, map[string]any{}), Task: &client.TaskParams{}}.Params())
 		Expect(err).To(HaveOccurred(), "a task-augmented call to %q (no task support) was accepted: %s", name, res)
 		ExpectRPCError(err, -32601, "task-augmented call to a forbidden tool")
 	})
