@@ -455,27 +455,23 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 	if err != nil {
 		return tasks.Page{}, engineErr("list", "", err)
 	}
-	const group = 12
-	if len(vals)%group != 0 {
-		return tasks.Page{}, engineErr("list", "", fmt.Errorf("list script answered %d values", len(vals)))
-	}
 	var page tasks.Page
-	n := len(vals) / group
-	if n > limit {
-		n = limit
-	}
+	n := min(len(vals), limit)
 	if n > 0 {
 		page.Tasks = make([]tasks.Record, 0, n)
 	}
-	for i := 0; i < n; i++ {
-		g := vals[i*group : (i+1)*group]
-		rec, err := parseRecord(g[0], g[1:])
+	for _, v := range vals[:n] {
+		id, fields, err := unpackReply(v)
 		if err != nil {
-			return tasks.Page{}, engineErr("list", g[0], err)
+			return tasks.Page{}, engineErr("list", "", err)
+		}
+		rec, err := parseRecord(id, fields)
+		if err != nil {
+			return tasks.Page{}, engineErr("list", id, err)
 		}
 		page.Tasks = append(page.Tasks, rec)
 	}
-	if len(vals)/group > limit {
+	if len(vals) > limit {
 		page.NextCursor = tasks.CursorOf(page.Tasks[len(page.Tasks)-1]).Encode()
 	}
 	return page, nil

@@ -138,7 +138,7 @@ return reply('ok', redis.call('HMGET', KEYS[1], unpack(FIELDS)))
 //
 // KEYS: owner index. ARGV: owner, now, exclusive start member or "",
 // how many tasks to return at most, key prefix.
-// Replies a flat array of (id, fields...) groups.
+// Replies one reply(id, fields) string per task.
 var listScript = goredis.NewScript(luaLoad + `
 local now = tonumber(ARGV[2])
 local want = tonumber(ARGV[4])
@@ -155,9 +155,8 @@ while n < want do
     if not h[1] then
       redis.call('ZREM', KEYS[1], m)
     elseif h[1] == ARGV[1] and not (h[9] ~= '' and tonumber(h[9]) <= now) then
-      out[#out + 1] = id
-      for i = 1, 11 do out[#out + 1] = h[i] end
       n = n + 1
+      out[n] = reply(id, h)
       if n == want then break end
     end
   end
