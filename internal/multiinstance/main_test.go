@@ -51,7 +51,7 @@ func taskserver(t *testing.T) string {
 // on store spec: a free loopback port, the fixture tools, the test
 // tokens, and short leases so a lost instance's work fails quickly.
 func serverCommand(t *testing.T, spec string) *exec.Cmd {
-	return exec.Command(taskserver(t),
+	cmd := exec.Command(taskserver(t),
 		"--addr", "127.0.0.1:0",
 		"--store", spec,
 		"--fixtures",
@@ -60,4 +60,6 @@ func serverCommand(t *testing.T, spec string) *exec.Cmd {
 		"--reap-interval", reapInterval.String(),
 		"--log-level", "info",
 	)
+	dieWithParent(cmd)
+	return cmd
 }
