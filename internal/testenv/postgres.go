@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -236,12 +235,6 @@ func sweepStalePGClusters(bin string) {
 		}
 		_ = os.RemoveAll(dir)
 	}
-}
-
-// processAlive reports whether a process with this pid exists.
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // startPGCluster runs initdb and pg_ctl start in a new temp dir.
