@@ -125,3 +125,27 @@ func TestCheckTable(t *testing.T) {
 		t.Fatal("CheckTable accepted a missing table")
 	}
 }
+
+// TestEnsureTableConcurrent: instances starting together may all create
+// the table and enable TTL; every one of them must come up.
+func TestEnsureTableConcurrent(t *testing.T) {
+	c, _ := client(t)
+	ctx := ctxT(t)
+	name := tableName(t)
+	t.Cleanup(func() { _, _ = c.DeleteTable(context.Background(), &ddb.DeleteTableInput{TableName: &name}) })
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			s, err := dynamodb.Open(ctx, c, name, tasks.Config{})
+			if err == nil {
+				err = s.EnsureTable(ctx)
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Errorf("concurrent EnsureTable: %v", err)
+		}
+	}
+}

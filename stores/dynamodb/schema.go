@@ -141,6 +141,13 @@ func (s *Store) enableTTL(ctx context.Context) error {
 	case unsupported(err):
 		s.log.Info("dynamodb: server has no TTL support; expired tasks are removed by DeleteExpired only", "table", s.table)
 	case err != nil:
+		// Another instance may have enabled it meanwhile (DynamoDB then
+		// refuses a second change for a while): fine if it is ours.
+		d, derr := s.client.DescribeTimeToLive(ctx, &ddb.DescribeTimeToLiveInput{TableName: aws.String(s.table)})
+		if derr == nil && d.TimeToLiveDescription != nil && aws.ToString(d.TimeToLiveDescription.AttributeName) == AttrExpiresAt &&
+			(d.TimeToLiveDescription.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveDescription.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+			return nil
+		}
 		return fmt.Errorf("dynamodb: enable TTL on %s: %w", s.table, err)
 	}
 	return nil
