@@ -10,11 +10,61 @@ import (
 	"github.com/mcptasks/mcptasks/tasks"
 )
 
-// parseRecord builds a Record from the values of recordFields (as strings,
-// in that order).
+// numFields is how many task fields a packed reply carries, in this
+// order: own, mth, cr, ttl, poll, exp (the stored fix), st, msg, up, ver,
+// vars.
+const numFields = 11
+
+// Positions of the task fields in a packed reply.
+const (
+	iOwner = iota
+	iMethod
+	iCreated
+	iTTL
+	iPoll
+	iExpires
+	iStatus
+	iMessage
+	iUpdated
+	iVersion
+	iVars
+)
+
+// packFields renders values as "<len>:<bytes>" each, the format of the
+// fix field and of script replies.
+func packFields(values ...string) string {
+	n := 0
+	for _, v := range values {
+		n += len(v) + 4
+	}
+	b := make([]byte, 0, n)
+	for _, v := range values {
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		b = append(b, ':')
+		b = append(b, v...)
+	}
+	return string(b)
+}
+
+// unpackFields splits a packed string into its values, which share its
+// memory.
+func unpackFields(s string, into []string) ([]string, error) {
+	for len(s) > 0 {
+		n, after, ok := strings.Cut(s, ":")
+		size, err := strconv.Atoi(n)
+		if !ok || err != nil || size < 0 || size > len(after) {
+			return nil, fmt.Errorf("malformed packed field %d", len(into)+1)
+		}
+		into = append(into, after[:size])
+		s = after[size:]
+	}
+	return into, nil
+}
+
+// parseRecord builds a Record from the numFields task fields.
 func parseRecord(id string, f []string) (tasks.Record, error) {
-	if len(f) < len(recordFields) {
-		return tasks.Record{}, fmt.Errorf("task %s: %d fields, want %d", id, len(f), len(recordFields))
+	if len(f) != numFields {
+		return tasks.Record{}, fmt.Errorf("task %s: %d fields, want %d", id, len(f), numFields)
 	}
 	num := func(i int, name string) (int64, error) {
 		v, err := strconv.ParseInt(f[i], 10, 64)
@@ -25,46 +75,46 @@ func parseRecord(id string, f []string) (tasks.Record, error) {
 	}
 	r := tasks.Record{
 		ID:            id,
-		Owner:         tasks.Owner(f[0]),
-		Method:        f[1],
-		Status:        tasks.Status(f[2]),
-		StatusMessage: f[3],
+		Owner:         tasks.Owner(f[iOwner]),
+		Method:        f[iMethod],
+		Status:        tasks.Status(f[iStatus]),
+		StatusMessage: f[iMessage],
 	}
-	cr, err := num(4, "cr")
+	cr, err := num(iCreated, "cr")
 	if err != nil {
 		return tasks.Record{}, err
 	}
-	up, err := num(5, "up")
+	up, err := num(iUpdated, "up")
 	if err != nil {
 		return tasks.Record{}, err
 	}
-	poll, err := num(7, "poll")
+	poll, err := num(iPoll, "poll")
 	if err != nil {
 		return tasks.Record{}, err
 	}
-	if r.Version, err = num(9, "ver"); err != nil {
+	if r.Version, err = num(iVersion, "ver"); err != nil {
 		return tasks.Record{}, err
 	}
 	r.CreatedAt = time.UnixMilli(cr).UTC()
 	r.LastUpdatedAt = time.UnixMilli(up).UTC()
 	r.PollInterval = time.Duration(poll) * time.Millisecond
-	if f[6] != "" {
-		ttl, err := num(6, "ttl")
+	if f[iTTL] != "" {
+		ttl, err := num(iTTL, "ttl")
 		if err != nil {
 			return tasks.Record{}, err
 		}
 		d := time.Duration(ttl) * time.Millisecond
 		r.TTL = &d
 	}
-	if f[8] != "" {
-		exp, err := num(8, "exp")
+	if f[iExpires] != "" {
+		exp, err := num(iExpires, "exp")
 		if err != nil {
 			return tasks.Record{}, err
 		}
 		r.ExpiresAt = time.UnixMilli(exp).UTC()
 	}
-	if f[10] != "" {
-		if err := json.Unmarshal([]byte(f[10]), &r.Variables); err != nil {
+	if f[iVars] != "" {
+		if err := json.Unmarshal([]byte(f[iVars]), &r.Variables); err != nil {
 			return tasks.Record{}, fmt.Errorf("task %s: stored variables: %w", id, err)
 		}
 		if len(r.Variables) == 0 {
@@ -114,26 +164,19 @@ func encodeVariables(vars map[string]json.RawMessage) string {
 	return string(append(b, '}'))
 }
 
-// unpackReply splits a packed script reply, "tag\n" followed by
-// "<len>:<bytes>" per record field (see reply in luaLoad). The fields
-// share the reply's memory.
+// unpackReply splits a packed script reply, "tag\n" followed by the
+// numFields packed task fields (see reply in luaLoad).
 func unpackReply(s string) (tag string, fields []string, err error) {
 	tag, rest, ok := strings.Cut(s, "\n")
 	if !ok {
 		return "", nil, fmt.Errorf("malformed script reply %.40q", s)
 	}
-	fields = make([]string, 0, len(recordFields))
-	for len(rest) > 0 {
-		n, after, ok := strings.Cut(rest, ":")
-		size, err := strconv.Atoi(n)
-		if !ok || err != nil || size < 0 || size > len(after) {
-			return "", nil, fmt.Errorf("malformed script reply field %d", len(fields)+1)
-		}
-		fields = append(fields, after[:size])
-		rest = after[size:]
+	fields, err = unpackFields(rest, make([]string, 0, numFields))
+	if err != nil {
+		return "", nil, fmt.Errorf("script reply: %w", err)
 	}
-	if len(fields) != len(recordFields) {
-		return "", nil, fmt.Errorf("script reply has %d fields, want %d", len(fields), len(recordFields))
+	if len(fields) != numFields {
+		return "", nil, fmt.Errorf("script reply has %d fields, want %d", len(fields), numFields)
 	}
 	return tag, fields, nil
 }

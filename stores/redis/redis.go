@@ -204,11 +204,13 @@ func (s *Store) createCall(rec tasks.Record) ([]string, []any) {
 	if limit < 0 {
 		limit = 0
 	}
-	args := []any{limit, msStr(rec.CreatedAt), mem, rec.ID, exp,
-		"own", string(rec.Owner), "mth", rec.Method, "st", string(rec.Status), "msg", rec.StatusMessage,
-		"cr", msStr(rec.CreatedAt), "up", msStr(rec.LastUpdatedAt), "ttl", ttl,
-		"poll", strconv.FormatInt(rec.PollInterval.Milliseconds(), 10), "exp", exp,
+	created := msStr(rec.CreatedAt)
+	poll := strconv.FormatInt(rec.PollInterval.Milliseconds(), 10)
+	args := []any{limit, created, mem, rec.ID, exp,
+		"own", string(rec.Owner), "exp", exp,
+		"st", string(rec.Status), "msg", rec.StatusMessage, "up", msStr(rec.LastUpdatedAt),
 		"ver", strconv.FormatInt(rec.Version, 10), "vars", encodeVariables(rec.Variables),
+		"fix", packFields(string(rec.Owner), rec.Method, created, ttl, poll, exp),
 		"res", "", "ecode", "", "emsg", "", "edata", "", "mem", mem}
 	return []string{s.taskKey(rec.ID), s.indexKey(rec.Owner), s.activeKey(rec.Owner), s.expiryKey()}, args
 }
@@ -223,22 +225,29 @@ func (s *Store) Get(ctx context.Context, owner tasks.Owner, id string) (tasks.Re
 
 // get reads a visible task of owner with one HMGET.
 func (s *Store) get(ctx context.Context, op string, owner tasks.Owner, id string, withOutcome bool) (tasks.Record, error) {
-	fields := recordFields
+	fields := getFields
 	if withOutcome {
-		fields = append(append([]string{}, recordFields...), outcomeFields...)
+		fields = append(append([]string{}, getFields...), outcomeFields...)
 	}
 	vals, err := s.client.HMGet(ctx, s.taskKey(id), fields...).Result()
 	if err != nil {
 		return tasks.Record{}, engineErr(op, id, err)
 	}
-	if own, _ := vals[fOwner-1].(string); own == "" || own != string(owner) {
-		return tasks.Record{}, notFound(op, id)
-	}
 	strs := make([]string, len(vals))
 	for i, v := range vals {
 		strs[i], _ = v.(string)
 	}
-	rec, err := parseRecord(id, strs)
+	if strs[0] == "" {
+		return tasks.Record{}, notFound(op, id)
+	}
+	f, err := unpackFields(strs[0], make([]string, 0, numFields))
+	if err != nil || len(f) != iStatus {
+		return tasks.Record{}, engineErr(op, id, fmt.Errorf("task %s: malformed fix field", id))
+	}
+	if f[iOwner] != string(owner) {
+		return tasks.Record{}, notFound(op, id)
+	}
+	rec, err := parseRecord(id, append(f, strs[1:len(getFields)]...))
 	if err != nil {
 		return tasks.Record{}, engineErr(op, id, err)
 	}
@@ -246,7 +255,7 @@ func (s *Store) get(ctx context.Context, op string, owner tasks.Owner, id string
 		return tasks.Record{}, expired(op, id)
 	}
 	if withOutcome && rec.Status.Terminal() {
-		rec.Outcome, err = parseOutcome(strs[len(recordFields):])
+		rec.Outcome, err = parseOutcome(strs[len(getFields):])
 		if err != nil {
 			return tasks.Record{}, engineErr(op, id, err)
 		}

@@ -2,55 +2,60 @@ package redis
 
 import goredis "github.com/redis/go-redis/v9"
 
-// Task hash fields, in the order every script and HMGET returns them.
-// Times are Unix milliseconds as decimal strings; an empty ttl/exp means
-// the task never expires.
-var recordFields = []string{"own", "mth", "st", "msg", "cr", "up", "ttl", "poll", "exp", "ver", "vars"}
+// A task is one hash. The fields that never change after Create (owner,
+// method, created, ttl, poll interval, expiry) are also kept packed
+// together in "fix", in the reply format below, so the hot scripts read
+// and return them as one value. The hash fields:
+//
+//	own, exp              owner and expiry (ms, "" = never): checked by scripts
+//	st, msg, up, ver      status, status message, lastUpdatedAt (ms), version
+//	vars                  variables as a JSON object ("" = none)
+//	fix                   packed own, mth, cr, ttl, poll, exp
+//	res, ecode, emsg, edata  the outcome once terminal ("" = unset)
+//	mem                   the task's member in its owner's index
+//
+// Times are Unix milliseconds as decimal strings, taken from the Store's
+// clock, never from Redis.
 
-// outcomeFields follow recordFields when Result reads a task.
-var outcomeFields = []string{"res", "ecode", "emsg", "edata"}
-
-// Field positions (1-based, as in Lua) within recordFields.
-const (
-	fOwner   = 1
-	fStatus  = 3
-	fExpires = 9
-	fVersion = 10
+// getFields are what Get reads with HMGET; outcomeFields follow them for
+// Result.
+var (
+	getFields     = []string{"fix", "st", "msg", "up", "ver", "vars"}
+	outcomeFields = []string{"res", "ecode", "emsg", "edata"}
 )
 
-// luaLoad is shared by the scripts that act on one task: it reads the
-// record fields and tells a missing (or foreign) task from an expired one.
-// Expired means exp <= now, with now the caller's clock, never Redis TIME.
+// luaLoad is shared by the scripts that act on tasks. load reads a task
+// and tells a missing (or foreign) task from an expired one: expired means
+// exp <= now. reply packs a tag and a task into one string, "tag\n"
+// followed by "<len>:<bytes>" for own, mth, cr, ttl, poll, exp (that is,
+// fix as stored), st, msg, up, ver, vars, so the client reads one bulk
+// reply. string.format is the cheapest way to build it, but Lua 5.1
+// formats short strings with C sprintf, which stops at a NUL byte, so
+// tasks holding one take the slower table path. bump moves lastUpdatedAt
+// forward (never back) and the version up by one, in h only.
 const luaLoad = `
-local FIELDS = {'own','mth','st','msg','cr','up','ttl','poll','exp','ver','vars'}
+local FIELDS = {'own','exp','st','msg','up','ver','vars','fix'}
 local function load(key, owner, now)
   local h = redis.call('HMGET', key, unpack(FIELDS))
   if not h[1] or h[1] ~= owner then return nil, 'nf' end
-  if h[9] and h[9] ~= '' and tonumber(h[9]) <= now then return nil, 'exp' end
+  if h[2] ~= '' and tonumber(h[2]) <= now then return nil, 'exp' end
   return h, nil
 end
--- reply packs a tag and the record fields into one string,
--- "tag\n" then "<len>:<bytes>" per field, so the client reads one bulk
--- reply instead of twelve. string.format is the cheapest way to build it,
--- but Lua 5.1 formats short strings with C sprintf, which stops at a NUL
--- byte, so records holding one take the slower table path.
 local function reply(tag, h)
   if not string.find(table.concat(h), '\0', 1, true) then
-    return string.format('%s\n%d:%s%d:%s%d:%s%d:%s%d:%s%d:%s%d:%s%d:%s%d:%s%d:%s%d:%s', tag,
-      #h[1], h[1], #h[2], h[2], #h[3], h[3], #h[4], h[4], #h[5], h[5], #h[6], h[6],
-      #h[7], h[7], #h[8], h[8], #h[9], h[9], #h[10], h[10], #h[11], h[11])
+    return string.format('%s\n%s%d:%s%d:%s%d:%s%d:%s%d:%s', tag, h[8],
+      #h[3], h[3], #h[4], h[4], #h[5], h[5], #h[6], h[6], #h[7], h[7])
   end
-  local p, n = {tag, '\n'}, 2
-  for i = 1, 11 do
+  local p, n = {tag, '\n', h[8]}, 3
+  for i = 3, 7 do
     p[n + 1], p[n + 2], p[n + 3] = tostring(#h[i]), ':', h[i]
     n = n + 3
   end
   return table.concat(p)
 end
--- touch bumps the version and moves lastUpdatedAt forward (never back).
-local function touch(key, h, nowstr)
-  if tonumber(nowstr) > tonumber(h[6]) then redis.call('HSET', key, 'up', nowstr) end
-  return redis.call('HINCRBY', key, 'ver', 1)
+local function bump(h, nowstr)
+  if tonumber(nowstr) > tonumber(h[5]) then h[5] = nowstr end
+  h[6] = string.format('%d', tonumber(h[6]) + 1)
 end
 `
 
@@ -98,18 +103,17 @@ local now = tonumber(ARGV[2])
 local h, why = load(KEYS[1], ARGV[1], now)
 if not h then return why end
 if not string.find(ARGV[3], ',' .. h[3] .. ',', 1, true) then return reply('st', h) end
-if now > tonumber(h[6]) then h[6] = ARGV[2] end
+bump(h, ARGV[2])
 h[3], h[4] = ARGV[6], ARGV[7]
-h[10] = string.format('%d', tonumber(h[10]) + 1)
 if #ARGV > 7 then
-  redis.call('HSET', KEYS[1], 'st', h[3], 'msg', h[4], 'up', h[6], 'ver', h[10],
+  redis.call('HSET', KEYS[1], 'st', h[3], 'msg', h[4], 'up', h[5], 'ver', h[6],
     'res', ARGV[8], 'ecode', ARGV[9], 'emsg', ARGV[10], 'edata', ARGV[11])
   redis.call('ZREM', KEYS[2], ARGV[5])
   redis.call('ZREM', KEYS[3], ARGV[5])
 else
-  redis.call('HSET', KEYS[1], 'st', h[3], 'msg', h[4], 'up', h[6], 'ver', h[10])
+  redis.call('HSET', KEYS[1], 'st', h[3], 'msg', h[4], 'up', h[5], 'ver', h[6])
 end
-redis.call('PUBLISH', ARGV[4] .. 'c:' .. ARGV[5], h[10])
+redis.call('PUBLISH', ARGV[4] .. 'c:' .. ARGV[5], h[6])
 return reply('ok', h)
 `)
 
@@ -120,14 +124,14 @@ return reply('ok', h)
 // KEYS: task hash. ARGV: owner, now, expected version, variables JSON
 // ("" for none), channel.
 var varsScript = goredis.NewScript(luaLoad + `
-local now = tonumber(ARGV[2])
-local h, why = load(KEYS[1], ARGV[1], now)
+local h, why = load(KEYS[1], ARGV[1], tonumber(ARGV[2]))
 if not h then return why end
-if h[10] ~= ARGV[3] then return 'conflict' end
-redis.call('HSET', KEYS[1], 'vars', ARGV[4])
-local ver = touch(KEYS[1], h, ARGV[2])
-redis.call('PUBLISH', ARGV[5], ver)
-return reply('ok', redis.call('HMGET', KEYS[1], unpack(FIELDS)))
+if h[6] ~= ARGV[3] then return 'conflict' end
+bump(h, ARGV[2])
+h[7] = ARGV[4]
+redis.call('HSET', KEYS[1], 'vars', h[7], 'up', h[5], 'ver', h[6])
+redis.call('PUBLISH', ARGV[5], h[6])
+return reply('ok', h)
 `)
 
 // listScript reads one page from an owner's index in (createdAt, id)
@@ -154,7 +158,7 @@ while n < want do
     local h = redis.call('HMGET', key, unpack(FIELDS))
     if not h[1] then
       redis.call('ZREM', KEYS[1], m)
-    elseif h[1] == ARGV[1] and not (h[9] ~= '' and tonumber(h[9]) <= now) then
+    elseif h[1] == ARGV[1] and not (h[2] ~= '' and tonumber(h[2]) <= now) then
       n = n + 1
       out[n] = reply(id, h)
       if n == want then break end
@@ -217,10 +221,11 @@ for _, id in ipairs(ids) do
   if own then
     local h = load(key, own, tonumber(ARGV[1]))
     if h and (h[3] == 'working' or h[3] == 'input_required') then
-      redis.call('HSET', key, 'st', 'failed', 'msg', ARGV[4], 'res', '', 'ecode', ARGV[5], 'emsg', ARGV[6], 'edata', '')
-      local ver = touch(key, h, ARGV[1])
+      bump(h, ARGV[1])
+      redis.call('HSET', key, 'st', 'failed', 'msg', ARGV[4], 'up', h[5], 'ver', h[6],
+        'res', '', 'ecode', ARGV[5], 'emsg', ARGV[6], 'edata', '')
       redis.call('ZREM', ARGV[2] .. 'a:' .. own, id)
-      redis.call('PUBLISH', ARGV[2] .. 'c:' .. id, ver)
+      redis.call('PUBLISH', ARGV[2] .. 'c:' .. id, h[6])
       n = n + 1
     end
   end
