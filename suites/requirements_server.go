@@ -118,6 +118,8 @@ var serverRequirements = []Requirement{
 	{ID: "TASKS-ELICIT-002", Level: LevelMust, Section: secElicit + " § Capabilities", Feature: "core", Summary: "Elicitations use only a mode the client declared."},
 	{ID: "TASKS-JSONRPC-002", Level: LevelMust, Section: secIndex + " › Requests", Feature: "core", Summary: "Requests the server sends have a string or integer id."},
 	{ID: "TASKS-INIT-013", Level: LevelMust, Section: secLifecycle + " § Operation", Feature: "core", Summary: "The server only uses what was negotiated: no task-augmented requests to a client without a tasks capability."},
+	{ID: "TASKS-ELICIT-009", Level: LevelMust, Section: secElicit + " § Security Considerations", Feature: "core", Summary: "A task's elicitation goes only to the identity the task belongs to."},
+	{ID: "TASKS-XPORT-027", Level: LevelMust, Section: secTransports + " › Multiple Connections", Feature: "core", Summary: "Each server message travels on exactly one stream, never copied to several."},
 	{ID: "TASKS-ELICIT-003", Level: LevelMust, Section: secElicit + " § Elicitation Requests", Feature: "core", Summary: "A form elicitation has a message and a requested schema, in a mode the client declared."},
 
 	// Several instances.

@@ -187,4 +187,15 @@ var _ = describeServer("Input required", "input", func(env *ServerEnv) {
 			Expect(p).NotTo(HaveKey("task"), "elicitation/create asks the harness for a task, but it declared no tasks capability")
 		}
 	})
+
+	env.It("sends each of its requests on one stream only", "TASKS-XPORT-027", func(ctx SpecContext) {
+		run := runInput(ctx, env)
+		Expect(run.elicitations).NotTo(BeEmpty(), "no elicitation/create arrived")
+		seen := map[string]string{}
+		for _, e := range run.elicitations {
+			id := string(e.ID)
+			Expect(seen).NotTo(HaveKey(id), "elicitation/create id %s arrived twice (on %s and on %s)", id, seen[id], e.Stream)
+			seen[id] = e.Stream
+		}
+	})
 })

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -75,5 +76,31 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 			Expect(string(n.Params())).NotTo(ContainSubstring(created.Task.TaskID),
 				"identity B received %s about identity A's task", n.Method)
 		}
+	})
+
+	env.It("delivers a task's elicitation only to the identity that owns the task", "TASKS-ELICIT-009", func(ctx SpecContext) {
+		if len(env.Config.HeadersB) == 0 {
+			NotSupported("no second identity configured (headers for identity B)")
+		}
+		var (
+			mu     sync.Mutex
+			leaked []string
+		)
+		b := env.Connect(ctx, env.Config.URLs[0], env.Config.HeadersB, client.WithObserver(func(m *client.Message) {
+			if m.Direction == client.Received && m.Method == "elicitation/create" {
+				mu.Lock()
+				leaked = append(leaked, string(m.Raw))
+				mu.Unlock()
+			}
+		}))
+		if err := b.OpenStream(ctx); err != nil {
+			NotApplicable("identity B cannot open a GET stream, so nothing could reach it unasked: %v", err)
+		}
+		run := runInput(ctx, env)
+		Expect(run.elicitations).NotTo(BeEmpty(), "no elicitation/create reached the owner")
+		time.Sleep(100 * time.Millisecond)
+		mu.Lock()
+		defer mu.Unlock()
+		Expect(leaked).To(BeEmpty(), "identity B received identity A's elicitation")
 	})
 })
