@@ -422,6 +422,9 @@ func (env *ServerEnv) setup(ctx context.Context) {
 	env.created = nil
 	env.mu.Unlock()
 	env.A, env.Init, env.Caps, env.Tools = nil, nil, Capabilities{}, nil
+	if err := env.Config.Validate(); err != nil {
+		HarnessError("invalid server configuration: %v", err)
+	}
 
 	c := env.NewClient(env.Config.URLs[0], env.Config.Headers)
 	init, err := c.Connect(ctx)
