@@ -76,7 +76,11 @@ var _ = describeStore("Limits", "limits", func(env *StoreEnv) {
 			Expect(err).NotTo(HaveOccurred())
 		}
 		env.Clock.Advance(3 * time.Second)
-		env.Create(ctx, env.Owner)
+		r := env.Create(ctx, env.Owner)
+		listed := listAll(ctx, env, env.Owner, 10)
+		Expect(listed).To(HaveLen(1), "the listing after the expiry")
+		Expect(listed[0].ID).To(Equal(r.ID))
+		Expect(mustGet(ctx, env, env.Owner, r.ID).ID).To(Equal(r.ID))
 	})
 
 	env.It("counts the cap per owner", "MCPT-LIMIT-003", func(ctx SpecContext) {

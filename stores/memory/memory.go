@@ -203,9 +203,6 @@ func (s *Store) purgeOwner(owner tasks.Owner, os *ownerState, now time.Time) int
 	for _, e := range gone {
 		s.removeLocked(os, e)
 	}
-	if os.idx.empty() {
-		delete(s.owners, owner)
-	}
 	return len(gone)
 }
 
@@ -436,6 +433,9 @@ func (s *Store) DeleteExpired(ctx context.Context) (int, error) {
 	n := 0
 	for owner, os := range s.owners {
 		n += s.purgeOwner(owner, os, now)
+		if os.idx.empty() {
+			delete(s.owners, owner)
+		}
 	}
 	return n, nil
 }
