@@ -71,6 +71,29 @@ var _ = describeStore("Pagination", "pagination", func(env *StoreEnv) {
 		env.Entry("the default page size", "MCPT-PAGE-001", 0),
 	)
 
+	env.It("pages over live tasks only when expired ones lie between them", "MCPT-PAGE-001", func(ctx SpecContext) {
+		short := 2 * time.Second
+		var live []string
+		for i := 0; i < 12; i++ {
+			env.Clock.Advance(time.Millisecond)
+			p := tasks.CreateParams{Method: "tools/call"}
+			if i%3 != 1 {
+				p.TTL = &short
+			}
+			r, err := env.Store.Create(ctx, env.Owner, p)
+			Expect(err).NotTo(HaveOccurred())
+			if i%3 == 1 {
+				live = append(live, r.ID)
+			}
+		}
+		env.Clock.Advance(3 * time.Second)
+		for _, limit := range []int{1, 2, 3} {
+			got := listAll(ctx, env, env.Owner, limit)
+			expectExactlyOnce(got, live)
+			expectListOrder(got)
+		}
+	})
+
 	env.It("returns a next cursor on every page but the last", "TASKS-LIST-002", func(ctx SpecContext) {
 		ids := seed(ctx, 7)
 		seen := 0
