@@ -88,13 +88,14 @@ var _ = describeStore("Lifecycle", "lifecycle", func(env *StoreEnv) {
 
 	env.It("keeps what Create was given", "MCPT-LIFE-002", func(ctx SpecContext) {
 		env.Clock.Advance(1234 * time.Millisecond)
-		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", StatusMessage: "queued"})
+		msg := "queued: \"ünïcødé\" ✓ <b>&amp;</b> \\ 🚀"
+		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", StatusMessage: msg})
 		Expect(err).NotTo(HaveOccurred())
 		want := env.Config.Now()
 		for _, rec := range []tasks.Record{r, mustGet(ctx, env, env.Owner, r.ID)} {
 			Expect(rec.Owner).To(Equal(env.Owner))
 			Expect(rec.Method).To(Equal("tools/call"))
-			Expect(rec.StatusMessage).To(Equal("queued"))
+			Expect(rec.StatusMessage).To(Equal(msg))
 			Expect(rec.CreatedAt.Equal(want)).To(BeTrue(), "createdAt %v, clock says %v", rec.CreatedAt, want)
 			Expect(rec.LastUpdatedAt.Equal(rec.CreatedAt)).To(BeTrue(), "lastUpdatedAt %v differs from createdAt %v", rec.LastUpdatedAt, rec.CreatedAt)
 			Expect(rec.PollInterval).To(Equal(env.Config.PollInterval), "the suggested poll interval")

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -34,6 +35,8 @@ var _ = describeStore("Results", "results", func(env *StoreEnv) {
 		env.Entry("a failed tool result with isError", "TASKS-RESULT-003", tasks.StatusFailed,
 			ResultOutcome(`{"content":[{"type":"text","text":"no"}],"isError":true}`)),
 		env.Entry("a JSON-RPC error", "TASKS-RESULT-003", tasks.StatusFailed, ErrorOutcome(-32602, "bad arguments")),
+		env.Entry("a large result", "TASKS-RESULT-003", tasks.StatusCompleted,
+			ResultOutcome(`{"content":[{"type":"text","text":"`+strings.Repeat("0123456789abcdef", 4096)+`"}]}`)),
 	)
 
 	env.It("returns an error outcome with the same code, message and data", "MCPT-RES-002", func(ctx SpecContext) {
