@@ -23,7 +23,7 @@ import (
 type StoreFactory func(tb testing.TB, cfg tasks.Config) (tasks.Store, error)
 
 // SuiteEpoch is where the fake clock handed to store factories starts.
-var SuiteEpoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
+func SuiteEpoch() time.Time { return time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC) }
 
 // StoreEnv is what a store spec sees: the store under test, the fake clock
 // it runs on, the configuration it was built with, and two fresh owners.
@@ -76,7 +76,7 @@ func DescribeStore(f StoreFactory, opts ...Option) bool {
 	}
 	ginkgo.Describe(title, ModeLabel(ModeStore), func() {
 		ginkgo.BeforeEach(func() {
-			env.Clock = tasks.NewFakeClock(SuiteEpoch)
+			env.Clock = tasks.NewFakeClock(SuiteEpoch())
 			env.Config = tasks.Config{
 				Clock:        env.Clock,
 				PollInterval: o.pollInterval,

@@ -167,7 +167,7 @@ var _ = describeStore("TTL", "ttl", func(env *StoreEnv) {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(n).To(Equal(1))
 		By("turning the clock back, a deleted task must not come back")
-		env.Clock.Set(SuiteEpoch)
+		env.Clock.Set(SuiteEpoch())
 		_, err = env.Store.Get(ctx, env.Owner, r.ID)
 		expectCode(err, tasks.ErrNotFound, "Get of a deleted task")
 		Expect(listAll(ctx, env, env.Owner, 10)).To(BeEmpty())
