@@ -86,6 +86,10 @@ func Open(ctx context.Context, rawURL string, cfg tasks.Config, opts ...Option) 
 	if client == nil {
 		u, err := url.Parse(rawURL)
 		if err != nil {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err // without the URL, which may hold a password
+			}
 			return nil, fmt.Errorf("redis: bad url: %w", err)
 		}
 		q := u.Query()

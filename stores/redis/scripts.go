@@ -31,7 +31,8 @@ var (
 // fix as stored), st, msg, up, ver, vars, so the client reads one bulk
 // reply. string.format is the cheapest way to build it, but Lua 5.1
 // formats short strings with C sprintf, which stops at a NUL byte, so
-// tasks holding one take the slower table path. bump moves lastUpdatedAt
+// tasks holding one (only the message and fix can: the rest are numbers,
+// statuses and JSON) take the slower table path. bump moves lastUpdatedAt
 // forward (never back) and the version up by one, in h only.
 const luaLoad = `
 local FIELDS = {'own','exp','st','msg','up','ver','vars','fix'}
@@ -42,7 +43,7 @@ local function load(key, owner, now)
   return h, nil
 end
 local function reply(tag, h)
-  if not string.find(table.concat(h), '\0', 1, true) then
+  if not (string.find(h[4], '\0', 1, true) or string.find(h[8], '\0', 1, true)) then
     return string.format('%s\n%s%d:%s%d:%s%d:%s%d:%s%d:%s', tag, h[8],
       #h[3], h[3], #h[4], h[4], #h[5], h[5], #h[6], h[6], #h[7], h[7])
   end
@@ -95,26 +96,40 @@ return 'ok'
 // new status, message, and for a terminal change the outcome: result,
 // error code, error message, error data.
 //
-// Replies reply('ok', fields) on success (the record as written, built
-// from what was read, without reading it again), reply('st', fields) when
-// the status does not allow the change, "nf" or "exp".
-var changeScript = goredis.NewScript(luaLoad + `
-local now = tonumber(ARGV[2])
-local h, why = load(KEYS[1], ARGV[1], now)
-if not h then return why end
-if not string.find(ARGV[3], ',' .. h[3] .. ',', 1, true) then return reply('st', h) end
-bump(h, ARGV[2])
-h[3], h[4] = ARGV[6], ARGV[7]
-if #ARGV > 7 then
-  redis.call('HSET', KEYS[1], 'st', h[3], 'msg', h[4], 'up', h[5], 'ver', h[6],
-    'res', ARGV[8], 'ecode', ARGV[9], 'emsg', ARGV[10], 'edata', ARGV[11])
-  redis.call('ZREM', KEYS[2], ARGV[5])
-  redis.call('ZREM', KEYS[3], ARGV[5])
+// Replies like reply('ok', …) in luaLoad on success (the record as
+// written, built from what was read, without reading it again), like
+// reply('st', …) when the status does not allow the change, "nf" or
+// "exp". It is the hottest script, so it inlines luaLoad instead of
+// defining its helpers on every call.
+var changeScript = goredis.NewScript(`
+local h = redis.call('HMGET', KEYS[1], 'own', 'exp', 'st', 'msg', 'up', 'ver', 'vars', 'fix')
+if not h[1] or h[1] ~= ARGV[1] then return 'nf' end
+local nowstr = ARGV[2]
+local now = tonumber(nowstr)
+if h[2] ~= '' and tonumber(h[2]) <= now then return 'exp' end
+local tag = 'ok'
+if not string.find(ARGV[3], ',' .. h[3] .. ',', 1, true) then
+  tag = 'st'
 else
-  redis.call('HSET', KEYS[1], 'st', h[3], 'msg', h[4], 'up', h[5], 'ver', h[6])
+  if now > tonumber(h[5]) then h[5] = nowstr end
+  h[6] = string.format('%d', tonumber(h[6]) + 1)
+  h[3], h[4] = ARGV[6], ARGV[7]
+  if #ARGV > 7 then
+    redis.call('HSET', KEYS[1], 'st', h[3], 'msg', h[4], 'up', h[5], 'ver', h[6],
+      'res', ARGV[8], 'ecode', ARGV[9], 'emsg', ARGV[10], 'edata', ARGV[11])
+    redis.call('ZREM', KEYS[2], ARGV[5])
+    redis.call('ZREM', KEYS[3], ARGV[5])
+  else
+    redis.call('HSET', KEYS[1], 'st', h[3], 'msg', h[4], 'up', h[5], 'ver', h[6])
+  end
+  redis.call('PUBLISH', ARGV[4] .. 'c:' .. ARGV[5], h[6])
 end
-redis.call('PUBLISH', ARGV[4] .. 'c:' .. ARGV[5], h[6])
-return reply('ok', h)
+if not (string.find(h[4], '\0', 1, true) or string.find(h[8], '\0', 1, true)) then
+  return string.format('%s\n%s%d:%s%d:%s%d:%s%d:%s%d:%s', tag, h[8],
+    #h[3], h[3], #h[4], h[4], #h[5], h[5], #h[6], h[6], #h[7], h[7])
+end
+return table.concat({tag, '\n', h[8], tostring(#h[3]), ':', h[3], tostring(#h[4]), ':', h[4],
+  tostring(#h[5]), ':', h[5], tostring(#h[6]), ':', h[6], tostring(#h[7]), ':', h[7]})
 `)
 
 // varsScript stores merged variables if the task is still at the version
