@@ -44,3 +44,19 @@ func TestRedisServerRestartKeepsPort(t *testing.T) {
 		t.Fatalf("start after kill: %v", err)
 	}
 }
+
+// Without redis-server in PATH and without permission to install, the
+// error must say what is missing and how to get it.
+func TestRedisBinaryMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv(EnvInstall, "")
+	_, err := redisBinary()
+	if err == nil {
+		t.Fatal("redisBinary found a redis-server in an empty PATH")
+	}
+	for _, want := range []string{"redis-server", EnvInstall} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %s", err, want)
+		}
+	}
+}
