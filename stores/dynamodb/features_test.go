@@ -75,6 +75,12 @@ func TestNativeTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// DynamoDB Local 3.3.1 never TTL-deletes an item that lacks the key of
+	// one of the table's indexes (a sparse index entry), which AWS does;
+	// a task holding a lease has the keys of every index.
+	if err := s.RenewLease(ctx, "o", r.ID, r.ExpiresAt.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		out, err := c.GetItem(ctx, &ddb.GetItemInput{

@@ -3,6 +3,7 @@ package dynamodb_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,7 +30,10 @@ type cfnTable struct {
 		GlobalSecondaryIndexes []struct {
 			IndexName  string
 			KeySchema  []struct{ AttributeName, KeyType string }
-			Projection struct{ ProjectionType string }
+			Projection struct {
+				ProjectionType   string
+				NonKeyAttributes []string
+			}
 		}
 		TimeToLiveSpecification struct {
 			AttributeName string
@@ -74,7 +78,8 @@ func templateInput(tb cfnTable, name string) *ddb.CreateTableInput {
 	}
 	for _, g := range p.GlobalSecondaryIndexes {
 		gsi := types.GlobalSecondaryIndex{IndexName: aws.String(g.IndexName),
-			Projection: &types.Projection{ProjectionType: types.ProjectionType(g.Projection.ProjectionType)}}
+			Projection: &types.Projection{ProjectionType: types.ProjectionType(g.Projection.ProjectionType),
+				NonKeyAttributes: g.Projection.NonKeyAttributes}}
 		for _, k := range g.KeySchema {
 			gsi.KeySchema = append(gsi.KeySchema, types.KeySchemaElement{AttributeName: aws.String(k.AttributeName), KeyType: types.KeyType(k.KeyType)})
 		}
@@ -111,7 +116,8 @@ func layoutOf(in *ddb.CreateTableInput) layout {
 		for _, k := range keys(g.KeySchema) {
 			s += ":" + k
 		}
-		l.Indexes = append(l.Indexes, s+":"+string(g.Projection.ProjectionType))
+		nk := slices.Sorted(slices.Values(g.Projection.NonKeyAttributes))
+		l.Indexes = append(l.Indexes, s+":"+string(g.Projection.ProjectionType)+fmt.Sprint(nk))
 	}
 	slices.Sort(l.Indexes)
 	return l
@@ -158,6 +164,15 @@ func TestTemplateTableServesStore(t *testing.T) {
 	}
 }
 
+// quoted returns the strings of a Terraform list body like `"a", "b"`.
+func quoted(list string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`"([^"]*)"`).FindAllStringSubmatch(list, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
 // TestTerraformMatchesEnsureTable reads the Terraform module's table
 // resource (plain pattern matching: the module is small and flat) and
 // compares it with EnsureTable's definition.
@@ -183,7 +198,7 @@ func TestTerraformMatchesEnsureTable(t *testing.T) {
 		tf.AttributeDefinitions = append(tf.AttributeDefinitions, types.AttributeDefinition{
 			AttributeName: aws.String(m[1]), AttributeType: types.ScalarAttributeType(m[2])})
 	}
-	gsi := regexp.MustCompile(`global_secondary_index\s*\{\s*name\s*=\s*"([^"]+)"\s*hash_key\s*=\s*"([^"]+)"\s*range_key\s*=\s*"([^"]+)"\s*projection_type\s*=\s*"([^"]+)"\s*\}`).FindAllStringSubmatch(src, -1)
+	gsi := regexp.MustCompile(`global_secondary_index\s*\{\s*name\s*=\s*"([^"]+)"\s*hash_key\s*=\s*"([^"]+)"\s*range_key\s*=\s*"([^"]+)"\s*projection_type\s*=\s*"([^"]+)"\s*(?:non_key_attributes\s*=\s*\[([^\]]*)\]\s*)?\}`).FindAllStringSubmatch(src, -1)
 	for _, m := range gsi {
 		tf.GlobalSecondaryIndexes = append(tf.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName: aws.String(m[1]),
@@ -191,7 +206,7 @@ func TestTerraformMatchesEnsureTable(t *testing.T) {
 				{AttributeName: aws.String(m[2]), KeyType: types.KeyTypeHash},
 				{AttributeName: aws.String(m[3]), KeyType: types.KeyTypeRange},
 			},
-			Projection: &types.Projection{ProjectionType: types.ProjectionType(m[4])},
+			Projection: &types.Projection{ProjectionType: types.ProjectionType(m[4]), NonKeyAttributes: quoted(m[5])},
 		})
 	}
 	got, want := layoutOf(tf), layoutOf(dynamodb.TableDefinition("x"))

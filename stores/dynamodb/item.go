@@ -3,6 +3,7 @@ package dynamodb
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strconv"
@@ -31,6 +32,13 @@ func ownerKey(owner tasks.Owner) map[string]av {
 // negative times sorted too.
 func createdKey(t time.Time, id string) string {
 	return fmt.Sprintf("%016x#%s", uint64(t.UnixMilli())^(1<<63), id)
+}
+
+// dueShard picks the partition of the due-task indexes for a task id.
+func dueShard(id string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(id))
+	return strconv.Itoa(int(h.Sum32() % DueShards))
 }
 
 // expiresEpoch is the TTL attribute value: the expiry rounded up to the
@@ -63,6 +71,7 @@ func encode(r tasks.Record) (map[string]av, error) {
 		it[attrTTLMS] = num(r.TTL.Milliseconds())
 		it[attrExpiresMS] = num(r.ExpiresAt.UnixMilli())
 		it[AttrExpiresAt] = num(expiresEpoch(r.ExpiresAt))
+		it[AttrExpiryShard] = str(dueShard(r.ID))
 	}
 	if len(r.Variables) > 0 {
 		it[attrVariables] = str(varsValue(r.Variables))

@@ -26,7 +26,8 @@ func (s *Store) RenewLease(ctx context.Context, owner tasks.Owner, id string, un
 			":until": num(until.UnixMilli()),
 		}
 		cond := "#owner = :owner AND " + visible + " AND " + statusIn(nonTerminal, values)
-		_, err := s.update(ctx, id, cond, []string{"#lease_ms = :until"}, nil, values)
+		values[":shard"] = str(dueShard(id))
+		_, err := s.update(ctx, id, cond, []string{"#lease_ms = :until", "#lease_shard = :shard"}, nil, values)
 		if err == nil {
 			return nil
 		}
@@ -48,26 +49,23 @@ func (s *Store) RenewLease(ctx context.Context, owner tasks.Owner, id string, un
 }
 
 // ReapExpiredLeases ends as failed every visible non-terminal task whose
-// lease lapsed at Config.Now(). It finds them with a filtered Scan, whose
-// cost is the whole table (every item is read, 4 KB per read unit); a
-// deployment with very many tasks would add a sparse index on lease_ms.
-// Each task is ended by the same conditional UpdateItem as Complete, also
-// requiring the lease to still be lapsed, so a renewal that lands first
-// wins and a task is never reaped twice.
+// lease lapsed at Config.Now(). It finds them in the sparse by_lease index
+// (only non-terminal tasks with a lease are in it), so its cost is the
+// lapsed leases, not the table. Each task is ended by the same conditional
+// UpdateItem as Complete, also requiring the lease to still be lapsed, so
+// a renewal that lands first wins and a task is never reaped twice.
 func (s *Store) ReapExpiredLeases(ctx context.Context) (int, error) {
 	const op = "reap expired leases"
 	if err := s.check(ctx, op); err != nil {
 		return 0, err
 	}
-	values := map[string]av{":now": num(s.cfg.Now().UnixMilli())}
 	const lapsed = "#lease_ms <= :now"
-	filter := "attribute_exists(#lease_ms) AND " + lapsed + " AND " + visible + " AND " + statusIn(nonTerminal, values)
 	type victim struct {
 		owner tasks.Owner
 		id    string
 	}
 	var victims []victim
-	err := s.scan(ctx, filter, "#id, #owner", values, func(it map[string]av) error {
+	err := s.due(ctx, LeaseIndex, AttrLeaseShard, AttrLeaseMS, s.cfg.Now().UnixMilli(), func(it map[string]av) error {
 		id, _ := it[attrID].(*types.AttributeValueMemberS)
 		owner, _ := it[AttrOwner].(*types.AttributeValueMemberS)
 		if id != nil && owner != nil {

@@ -31,6 +31,32 @@ const (
 	AttrExpiresAt = "expires_at"
 	// OwnerIndex is the global secondary index List queries.
 	OwnerIndex = "by_owner"
+
+	// AttrExpiresMS is the task's expiry in epoch milliseconds, the range
+	// key of ExpiryIndex (absent for tasks that never expire).
+	AttrExpiresMS = "expires_ms"
+	// AttrExpiryShard spreads ExpiryIndex over DueShards partitions: a
+	// digit from the task id's hash, set on tasks that expire.
+	AttrExpiryShard = "expiry_shard"
+	// ExpiryIndex (expiry_shard, expires_ms), keys only, lets
+	// DeleteExpired find expired tasks without scanning the table.
+	ExpiryIndex = "by_expiry"
+
+	// AttrLeaseMS is the end of the task's work lease in epoch
+	// milliseconds, the range key of LeaseIndex.
+	AttrLeaseMS = "lease_ms"
+	// AttrLeaseShard spreads LeaseIndex like AttrExpiryShard. It is set
+	// while a non-terminal task holds a lease and removed when the task
+	// ends, so the index only holds tasks the reaper may have to end.
+	AttrLeaseShard = "lease_shard"
+	// LeaseIndex (lease_shard, lease_ms), with id and owner, lets
+	// ReapExpiredLeases find lapsed leases without scanning the table.
+	LeaseIndex = "by_lease"
+
+	// DueShards is the number of partitions of ExpiryIndex and LeaseIndex;
+	// each query for due tasks reads every shard. It is part of the stored
+	// layout: changing it strands items in shards no longer read.
+	DueShards = 8
 )
 
 // Other attributes of a task item.
@@ -50,36 +76,56 @@ const (
 	attrErrCode    = "error_code"
 	attrErrMessage = "error_message"
 	attrErrData    = "error_data"
-	attrLeaseMS    = "lease_ms"
+	attrLeaseMS    = AttrLeaseMS
 	attrPending    = "pending"
 	// owner items
 	attrSlots = "slots"
 )
 
 // TableDefinition returns the CreateTable request EnsureTable sends for
-// table: on-demand billing, partition key pk, and the by_owner index
-// (owner, created_key) projecting every attribute. The TTL on expires_at
-// is enabled separately, as DynamoDB requires.
+// table: on-demand billing, partition key pk, the by_owner index (owner,
+// created_key) projecting every attribute for List, and the two sparse
+// indexes the cleanup jobs query, by_expiry (keys only) and by_lease (with
+// id and owner). The TTL on expires_at is enabled separately, as DynamoDB
+// requires.
 func TableDefinition(table string) *ddb.CreateTableInput {
+	key := func(name string, t types.KeyType) types.KeySchemaElement {
+		return types.KeySchemaElement{AttributeName: aws.String(name), KeyType: t}
+	}
+	attr := func(name string, t types.ScalarAttributeType) types.AttributeDefinition {
+		return types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: t}
+	}
 	return &ddb.CreateTableInput{
 		TableName:   aws.String(table),
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String(AttrPK), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(AttrOwner), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(AttrCreatedKey), AttributeType: types.ScalarAttributeTypeS},
+			attr(AttrPK, types.ScalarAttributeTypeS),
+			attr(AttrOwner, types.ScalarAttributeTypeS),
+			attr(AttrCreatedKey, types.ScalarAttributeTypeS),
+			attr(AttrExpiryShard, types.ScalarAttributeTypeS),
+			attr(AttrExpiresMS, types.ScalarAttributeTypeN),
+			attr(AttrLeaseShard, types.ScalarAttributeTypeS),
+			attr(AttrLeaseMS, types.ScalarAttributeTypeN),
 		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String(AttrPK), KeyType: types.KeyTypeHash},
-		},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
-			IndexName: aws.String(OwnerIndex),
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String(AttrOwner), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String(AttrCreatedKey), KeyType: types.KeyTypeRange},
+		KeySchema: []types.KeySchemaElement{key(AttrPK, types.KeyTypeHash)},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+			{
+				IndexName:  aws.String(OwnerIndex),
+				KeySchema:  []types.KeySchemaElement{key(AttrOwner, types.KeyTypeHash), key(AttrCreatedKey, types.KeyTypeRange)},
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
 			},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
-		}},
+			{
+				IndexName:  aws.String(ExpiryIndex),
+				KeySchema:  []types.KeySchemaElement{key(AttrExpiryShard, types.KeyTypeHash), key(AttrExpiresMS, types.KeyTypeRange)},
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+			},
+			{
+				IndexName: aws.String(LeaseIndex),
+				KeySchema: []types.KeySchemaElement{key(AttrLeaseShard, types.KeyTypeHash), key(AttrLeaseMS, types.KeyTypeRange)},
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude,
+					NonKeyAttributes: []string{attrID, AttrOwner}},
+			},
+		},
 	}
 }
 
@@ -184,20 +230,39 @@ func (s *Store) CheckTable(ctx context.Context) error {
 	if !sameKeys(t.KeySchema, want.KeySchema) {
 		return fmt.Errorf("dynamodb: table %s has key schema %s, want %s", s.table, keysString(t.KeySchema), keysString(want.KeySchema))
 	}
-	for _, g := range t.GlobalSecondaryIndexes {
-		if aws.ToString(g.IndexName) != OwnerIndex {
-			continue
+	for _, w := range want.GlobalSecondaryIndexes {
+		name := aws.ToString(w.IndexName)
+		i := slices.IndexFunc(t.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndexDescription) bool {
+			return aws.ToString(g.IndexName) == name
+		})
+		if i < 0 {
+			return fmt.Errorf("dynamodb: table %s has no global secondary index %s (see deploy/dynamodb)", s.table, name)
 		}
-		if !sameKeys(g.KeySchema, want.GlobalSecondaryIndexes[0].KeySchema) {
-			return fmt.Errorf("dynamodb: index %s of table %s has keys %s, want %s", OwnerIndex, s.table,
-				keysString(g.KeySchema), keysString(want.GlobalSecondaryIndexes[0].KeySchema))
+		g := t.GlobalSecondaryIndexes[i]
+		if !sameKeys(g.KeySchema, w.KeySchema) {
+			return fmt.Errorf("dynamodb: index %s of table %s has keys %s, want %s", name, s.table, keysString(g.KeySchema), keysString(w.KeySchema))
 		}
-		if g.Projection == nil || g.Projection.ProjectionType != types.ProjectionTypeAll {
-			return fmt.Errorf("dynamodb: index %s of table %s must project ALL attributes", OwnerIndex, s.table)
+		if g.Projection == nil || !projects(g.Projection, w.Projection) {
+			return fmt.Errorf("dynamodb: index %s of table %s must project %s %v", name, s.table, w.Projection.ProjectionType, w.Projection.NonKeyAttributes)
 		}
-		return nil
 	}
-	return fmt.Errorf("dynamodb: table %s has no global secondary index %s", s.table, OwnerIndex)
+	return nil
+}
+
+// projects reports whether an index projection has is enough for want.
+func projects(has, want *types.Projection) bool {
+	switch {
+	case has.ProjectionType == types.ProjectionTypeAll:
+		return true
+	case want.ProjectionType == types.ProjectionTypeAll:
+		return false
+	}
+	for _, a := range want.NonKeyAttributes {
+		if !slices.Contains(has.NonKeyAttributes, a) {
+			return false
+		}
+	}
+	return true
 }
 
 func sameKeys(a, b []types.KeySchemaElement) bool {

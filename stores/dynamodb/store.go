@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -459,7 +460,7 @@ func (s *Store) change(ctx context.Context, op string, owner tasks.Owner, id str
 			remove = append(remove, "#status_message")
 		}
 		if to.Terminal() {
-			remove = append(remove, "#"+attrLeaseMS)
+			remove = append(remove, "#"+AttrLeaseMS, "#"+AttrLeaseShard)
 		}
 		for name, v := range extra {
 			set = append(set, "#"+name+" = :"+name)
@@ -633,53 +634,64 @@ func (s *Store) Wait(ctx context.Context, owner tasks.Owner, id string, after in
 	}
 }
 
-// scan calls fn for every item the filter matches, page by page, with a
-// strongly consistent Scan. Its cost is the whole table.
-func (s *Store) scan(ctx context.Context, filter, proj string, values map[string]av, fn func(map[string]av) error) error {
-	var start map[string]av
-	for {
-		out, err := s.client.Scan(ctx, &ddb.ScanInput{
-			TableName:                 aws.String(s.table),
-			FilterExpression:          aws.String(filter),
-			ProjectionExpression:      aws.String(proj),
-			ExpressionAttributeNames:  namesFor(filter, proj),
-			ExpressionAttributeValues: values,
-			ConsistentRead:            aws.Bool(true),
-			ExclusiveStartKey:         start,
-		})
-		if err != nil {
-			return err
-		}
-		for _, it := range out.Items {
-			if err := fn(it); err != nil {
+// due calls fn for every item of a due-task index (ExpiryIndex or
+// LeaseIndex) whose range key is at most now, shard by shard and page by
+// page. Its cost is the due items, not the table. The indexes are
+// eventually consistent on AWS, so an item that became due less than a
+// moment ago may be found only by the next call.
+func (s *Store) due(ctx context.Context, index, shardAttr, dueAttr string, now int64, fn func(map[string]av) error) error {
+	keyCond := "#" + shardAttr + " = :shard AND #" + dueAttr + " <= :now"
+	for shard := range DueShards {
+		var start map[string]av
+		for {
+			out, err := s.client.Query(ctx, &ddb.QueryInput{
+				TableName:                aws.String(s.table),
+				IndexName:                aws.String(index),
+				KeyConditionExpression:   aws.String(keyCond),
+				ExpressionAttributeNames: namesFor(keyCond),
+				ExpressionAttributeValues: map[string]av{
+					":shard": str(strconv.Itoa(shard)),
+					":now":   num(now),
+				},
+				ExclusiveStartKey: start,
+			})
+			if err != nil {
 				return err
 			}
+			for _, it := range out.Items {
+				if err := fn(it); err != nil {
+					return err
+				}
+			}
+			if len(out.LastEvaluatedKey) == 0 {
+				break
+			}
+			start = out.LastEvaluatedKey
 		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
-		}
-		start = out.LastEvaluatedKey
 	}
+	return nil
 }
 
-// DeleteExpired removes every expired task with a Scan of the table and a
-// conditional DeleteItem each. On AWS, the table's TTL does the same work
-// in the background for free; this is the fallback for servers without it
-// and for callers that want expired tasks gone now.
+// DeleteExpired removes every expired task: it reads the expired entries
+// of the by_expiry index and deletes each task with a condition that it
+// is still expired. On AWS the table's TTL does the same in the background
+// for free; this is the way on servers without TTL and for callers that
+// want expired tasks gone now.
 func (s *Store) DeleteExpired(ctx context.Context) (int, error) {
 	const op = "delete expired"
 	if err := s.check(ctx, op); err != nil {
 		return 0, err
 	}
-	values := map[string]av{":now": num(s.cfg.Now().UnixMilli())}
-	const filter = "#expires_ms <= :now"
+	now := s.cfg.Now().UnixMilli()
+	values := map[string]av{":now": num(now)}
+	const cond = "#expires_ms <= :now"
 	n := 0
-	err := s.scan(ctx, filter, "#pk", values, func(it map[string]av) error {
+	err := s.due(ctx, ExpiryIndex, AttrExpiryShard, AttrExpiresMS, now, func(it map[string]av) error {
 		_, err := s.writer.DeleteItem(ctx, &ddb.DeleteItemInput{
 			TableName:                 aws.String(s.table),
 			Key:                       map[string]av{AttrPK: it[AttrPK]},
-			ConditionExpression:       aws.String(filter),
-			ExpressionAttributeNames:  namesFor(filter),
+			ConditionExpression:       aws.String(cond),
+			ExpressionAttributeNames:  namesFor(cond),
 			ExpressionAttributeValues: values,
 		})
 		var ccf *types.ConditionalCheckFailedException

@@ -7,6 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/mcptasks/mcptasks/stores/dynamodb"
 	"github.com/mcptasks/mcptasks/tasks"
 )
@@ -296,6 +300,9 @@ func TestLeases(t *testing.T) {
 	if err := s.RenewLease(ctx, "o", leased.ID, clk.Now().Add(tasks.DefaultLeaseDuration)); err != nil {
 		t.Fatal(err)
 	}
+	if n := indexCount(t, s, dynamodb.LeaseIndex); n != 1 {
+		t.Fatalf("the lease index holds %d entries, want the leased task only", n)
+	}
 	if err := s.RenewLease(ctx, "o", "missing", clk.Now()); !errors.Is(err, tasks.ErrNotFound) {
 		t.Fatalf("renew missing: %v", err)
 	}
@@ -323,6 +330,9 @@ func TestLeases(t *testing.T) {
 	if n, _ := s.ReapExpiredLeases(ctx); n != 0 {
 		t.Fatalf("reaped twice: %d", n)
 	}
+	if n := indexCount(t, s, dynamodb.LeaseIndex); n != 0 {
+		t.Fatalf("the lease index still holds %d entries; ended tasks must leave it", n)
+	}
 	if g, _ := s.Get(ctx, "o", free.ID); g.Status != tasks.StatusWorking {
 		t.Fatalf("task without lease was touched: %+v", g)
 	}
@@ -330,6 +340,17 @@ func TestLeases(t *testing.T) {
 	if _, err := s.Create(ctx, "o", tasks.CreateParams{}); err != nil {
 		t.Fatalf("create after reap: %v", err)
 	}
+}
+
+// indexCount counts the items of one of the store's indexes.
+func indexCount(t *testing.T, s *dynamodb.Store, index string) int {
+	t.Helper()
+	c, _ := client(t)
+	out, err := c.Scan(t.Context(), &ddb.ScanInput{TableName: aws.String(s.Table()), IndexName: aws.String(index), Select: types.SelectCount})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(out.Count)
 }
 
 func TestClosed(t *testing.T) {

@@ -1,6 +1,6 @@
-# mcptasks task store: one DynamoDB table with the by_owner index and TTL on
-# expires_at. The layout must match stores/dynamodb TableDefinition; the
-# store's tests check the names below.
+# mcptasks task store: one DynamoDB table with the by_owner, by_expiry and
+# by_lease indexes and TTL on expires_at. The layout must match stores/dynamodb
+# TableDefinition; the store's tests check the names below.
 
 resource "aws_dynamodb_table" "tasks" {
   name                        = var.table_name
@@ -23,11 +23,47 @@ resource "aws_dynamodb_table" "tasks" {
     type = "S"
   }
 
+  attribute {
+    name = "expiry_shard"
+    type = "S"
+  }
+
+  attribute {
+    name = "expires_ms"
+    type = "N"
+  }
+
+  attribute {
+    name = "lease_shard"
+    type = "S"
+  }
+
+  attribute {
+    name = "lease_ms"
+    type = "N"
+  }
+
   global_secondary_index {
     name            = "by_owner"
     hash_key        = "owner"
     range_key       = "created_key"
     projection_type = "ALL"
+  }
+
+  # Sparse indexes the cleanup jobs query instead of scanning the table.
+  global_secondary_index {
+    name            = "by_expiry"
+    hash_key        = "expiry_shard"
+    range_key       = "expires_ms"
+    projection_type = "KEYS_ONLY"
+  }
+
+  global_secondary_index {
+    name               = "by_lease"
+    hash_key           = "lease_shard"
+    range_key          = "lease_ms"
+    projection_type    = "INCLUDE"
+    non_key_attributes = ["id", "owner"]
   }
 
   ttl {
