@@ -1,22 +1,23 @@
-// Package dynamodb is a tasks.Store on Amazon DynamoDB (aws-sdk-go-v2),
-// meant to be shared by many server instances.
+// Package dynamodb is a tasks.Store and tasks.LeaseStore on Amazon
+// DynamoDB (aws-sdk-go-v2), meant to be shared by many server instances.
 //
 // Layout: one item per task (partition key "task#<id>") holding status,
-// message, timestamps, version, variables, outcome, expiry and lease, and a
+// message, timestamps, version, variables, outcome, expiry and lease; a
 // global secondary index by_owner (owner, created_key) that List pages
-// through. Every status change is one conditional UpdateItem whose
-// condition names the owner, the allowed source statuses and "not expired",
-// so of several racing writers exactly one wins; the SDK never retries
-// those writes except after throttling (which guarantees nothing was
+// through; and two sparse, sharded indexes, by_expiry and by_lease, through
+// which DeleteExpired and ReapExpiredLeases find due tasks without scanning
+// the table. Every status change is one conditional UpdateItem whose
+// condition names the owner, the allowed source statuses and "not
+// expired", so of several racing writers exactly one wins; the SDK never
+// retries writes except after throttling (which guarantees nothing was
 // written). Expired tasks are filtered out of every read and removed by
 // DeleteExpired or by DynamoDB's own TTL on expires_at.
 //
-// Limits of the design (see README_dynamodb.md): List reads a global
-// secondary index, which DynamoDB keeps eventually consistent, so a task
-// created a moment ago may be missing from a list on AWS (dynalite and
-// DynamoDB Local are consistent); Wait polls at Config.PollInterval; the
-// per-owner task cap uses a counter item that is exact under concurrency
-// except while it is being reconciled (see reserve).
+// Limits of the design (see README_dynamodb.md): the indexes are eventually
+// consistent on AWS, so a task created a moment ago may be missing from a
+// list there (dynalite and DynamoDB Local are consistent); Wait polls at
+// Config.PollInterval; the per-owner cap is kept in a slot set per owner
+// (limit.go) and is exact without transactions.
 package dynamodb
 
 import (
