@@ -348,3 +348,45 @@ func TestOddBytesRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A Wait in progress when the server restarts is still woken by PUBLISH
+// afterwards: the shared pub/sub connection reconnects and subscribes
+// again (the poll interval is an hour, so polling cannot be what wakes it).
+func TestWaitSurvivesServerRestart(t *testing.T) {
+	ctx := context.Background()
+	srv := testenv.StartRedis(t, testenv.RedisOptions{AOF: true})
+	cfg := tasks.Config{PollInterval: time.Hour}
+	a, b := openAt(t, srv.URL, "rw:", cfg), openAt(t, srv.URL, "rw:", cfg)
+	r, err := a.Create(ctx, "o", tasks.CreateParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		got, err := b.Wait(wctx, "o", r.ID, r.Version)
+		if err == nil && got.Status != tasks.StatusCompleted {
+			err = fmt.Errorf("woke with status %s", got.Status)
+		}
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := a.Complete(ctx, "o", r.ID, tasks.StatusCompleted, "", tasks.Outcome{Result: json.RawMessage(`{}`)})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("complete after restart: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("wait across a restart: %v", err)
+	}
+}

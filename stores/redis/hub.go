@@ -78,16 +78,25 @@ func (h *hub) current(s *sub) <-chan struct{} {
 }
 
 // receive dispatches pub/sub traffic until the connection is closed.
-// go-redis reconnects on its own and subscribes again to every channel,
-// which confirms them anew.
+// go-redis reconnects on its own and subscribes again to every channel;
+// those confirmations wake the channel's waiters, who reread the task.
 func (h *hub) receive(msgs <-chan any) {
 	for m := range msgs {
 		h.mu.Lock()
 		switch m := m.(type) {
 		case *goredis.Subscription:
-			if s := h.subs[m.Channel]; s != nil && m.Kind == "subscribe" && !s.readyDone {
+			s := h.subs[m.Channel]
+			switch {
+			case s == nil || m.Kind != "subscribe":
+			case !s.readyDone:
 				s.readyDone = true
 				close(s.ready)
+			default:
+				// Subscribed again after a reconnect: a change made while
+				// the connection was down was not delivered, so make the
+				// waiters read the task again.
+				close(s.changed)
+				s.changed = make(chan struct{})
 			}
 		case *goredis.Message:
 			if s := h.subs[m.Channel]; s != nil {
