@@ -50,6 +50,9 @@ func (h *hub) watch(ctx context.Context, channel string) (*sub, error) {
 		go h.receive(h.ps.ChannelWithSubscriptions())
 	}
 	if err := h.ps.Subscribe(ctx, channel); err != nil {
+		// go-redis remembers the channel even when the command failed;
+		// forget it so a reconnect does not subscribe to it again.
+		_ = h.ps.Unsubscribe(context.WithoutCancel(ctx), channel)
 		return nil, err
 	}
 	h.subs[channel] = s
