@@ -49,6 +49,18 @@ func projection(withOutcome bool) string {
 	return "#" + strings.Join(attrs, ", #")
 }
 
-// visible is the condition that a task is neither expired at :now nor a
-// create still in progress.
-const visible = "(attribute_not_exists(#expires_ms) OR #expires_ms > :now) AND attribute_not_exists(#pending)"
+// Every task item has expires_ms (noExpiry when it never expires), so "not
+// expired" is one comparison: dynalite evaluates conditions slowly, and
+// transitions run this one on every write.
+const (
+	// live is what a write requires: the task has not expired at :now. A
+	// pending (half-created) task needs no check here: only its creator
+	// knows its id until it is revealed.
+	live = "#expires_ms > :now"
+	// visible is what a read requires: live and not pending.
+	visible = live + " AND attribute_not_exists(#pending)"
+)
+
+// noExpiry is the expires_ms of tasks without a TTL: 2^53-1 ms, far
+// beyond any clock.
+const noExpiry int64 = 1<<53 - 1

@@ -67,6 +67,7 @@ func encode(r tasks.Record) (map[string]av, error) {
 	if r.StatusMessage != "" {
 		it[attrMessage] = str(r.StatusMessage)
 	}
+	it[attrExpiresMS] = num(noExpiry)
 	if r.TTL != nil {
 		it[attrTTLMS] = num(r.TTL.Milliseconds())
 		it[attrExpiresMS] = num(r.ExpiresAt.UnixMilli())
@@ -132,7 +133,7 @@ func decode(it map[string]av, withOutcome bool) (tasks.Record, error) {
 		d := time.Duration(ttl) * time.Millisecond
 		r.TTL = &d
 	}
-	if exp, ok := getN(attrExpiresMS); ok {
+	if exp, ok := getN(attrExpiresMS); ok && r.TTL != nil {
 		r.ExpiresAt = time.UnixMilli(exp).UTC()
 	}
 	poll, _ := getN(attrPollMS)

@@ -25,7 +25,7 @@ func (s *Store) RenewLease(ctx context.Context, owner tasks.Owner, id string, un
 			":now":   num(s.cfg.Now().UnixMilli()),
 			":until": num(until.UnixMilli()),
 		}
-		cond := "#owner = :owner AND " + visible + " AND " + statusIn(nonTerminal, values)
+		cond := "#owner = :owner AND " + live + " AND " + statusIn(nonTerminal, values)
 		values[":shard"] = str(dueShard(id))
 		_, err := s.update(ctx, id, cond, []string{"#lease_ms = :until", "#lease_shard = :shard"}, nil, values)
 		if err == nil {

@@ -445,7 +445,7 @@ func (s *Store) change(ctx context.Context, op string, owner tasks.Owner, id str
 			":to":    str(string(to)),
 			":one":   num(1),
 		}
-		cond := "#owner = :owner AND " + visible + " AND " + statusIn(from, values)
+		cond := "#owner = :owner AND " + live + " AND " + statusIn(from, values)
 		if extraCond != "" {
 			cond += " AND " + extraCond
 		}
