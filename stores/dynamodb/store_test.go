@@ -361,3 +361,47 @@ func TestClosed(t *testing.T) {
 		t.Fatalf("create after close: %v", err)
 	}
 }
+
+// TestLimitReconciliation: slots held by tasks that vanished, or by a
+// creator that died mid-create, are freed when the cap is reached, and a
+// half-created task stays invisible.
+func TestLimitReconciliation(t *testing.T) {
+	clk := fakeClock()
+	s := newStore(t, tasks.Config{Clock: clk, MaxTasksPerOwner: 2})
+	ctx := ctxT(t)
+	c, _ := client(t)
+	gone, err := s.Create(ctx, "o", tasks.CreateParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ghost, err := s.CrashedCreate(ctx, "o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, "o", ghost); !errors.Is(err, tasks.ErrNotFound) {
+		t.Fatalf("half-created task is visible: %v", err)
+	}
+	if p, _ := s.List(ctx, "o", tasks.ListOptions{}); len(p.Tasks) != 1 {
+		t.Fatalf("list shows %d tasks, want 1 (the half-created one is hidden)", len(p.Tasks))
+	}
+	if _, err := s.Create(ctx, "o", tasks.CreateParams{}); !errors.Is(err, tasks.ErrLimit) {
+		t.Fatalf("cap with a young half-created task: %v", err)
+	}
+	// A task deleted behind the store's back (as DynamoDB's TTL does)
+	// frees its slot.
+	if _, err := c.DeleteItem(ctx, &ddb.DeleteItemInput{TableName: aws.String(s.Table()),
+		Key: map[string]types.AttributeValue{dynamodb.AttrPK: &types.AttributeValueMemberS{Value: "task#" + gone.ID}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Create(ctx, "o", tasks.CreateParams{}); err != nil {
+		t.Fatalf("create after a task vanished: %v", err)
+	}
+	if _, err := s.Create(ctx, "o", tasks.CreateParams{}); !errors.Is(err, tasks.ErrLimit) {
+		t.Fatalf("cap not restored: %v", err)
+	}
+	// The dead creator's slot is freed once its task is a minute old.
+	clk.Advance(2 * time.Minute)
+	if _, err := s.Create(ctx, "o", tasks.CreateParams{}); err != nil {
+		t.Fatalf("create after the half-created task went stale: %v", err)
+	}
+}
