@@ -152,11 +152,11 @@ func backendErr(op, id string, err error) error {
 	return &tasks.Error{Op: op, TaskID: id, Err: fmt.Errorf("dynamodb: %w", err)}
 }
 
-// errConditionFailed marks a conditional write whose condition did not
+// conditionFailed marks a conditional write whose condition did not
 // hold; old is the item as the server saw it, when it sent it.
 type conditionFailed struct{ old map[string]av }
 
-func (conditionFailed) Error() string { return "condition failed" }
+func (*conditionFailed) Error() string { return "condition failed" }
 
 // visibleRecord checks that an item is a task of owner that has not
 // expired at now and decodes it.
