@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 )
 
 // MergeVariables applies patch to current and returns the new map (current
@@ -57,3 +58,39 @@ func VariablesSize(vars map[string]json.RawMessage) int {
 }
 
 func validJSON(b []byte) bool { return len(b) > 0 && json.Valid(b) }
+
+// EncodeVariables renders vars as one JSON object for storage. Values keep
+// their exact bytes (json.Marshal would compact them) and keys are sorted,
+// so equal maps always encode the same. An empty map encodes as nil.
+func EncodeVariables(vars map[string]json.RawMessage) []byte {
+	if len(vars) == 0 {
+		return nil
+	}
+	b := []byte{'{'}
+	for i, k := range slices.Sorted(maps.Keys(vars)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		kb, _ := json.Marshal(k)
+		b = append(b, kb...)
+		b = append(b, ':')
+		b = append(b, vars[k]...)
+	}
+	return append(b, '}')
+}
+
+// DecodeVariables reverses EncodeVariables; every value comes back byte
+// for byte. Empty input and an empty object both give nil.
+func DecodeVariables(b []byte) (map[string]json.RawMessage, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("stored variables are not a JSON object: %w", err)
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return m, nil
+}

@@ -62,3 +62,29 @@ func TestVariablesSizeMatchesEncoding(t *testing.T) {
 		}
 	}
 }
+
+func TestEncodeVariablesKeepsBytesAndRoundTrips(t *testing.T) {
+	vars := map[string]json.RawMessage{"b": raw(`{ "x" : 1 }`), "a": raw(`"é"`), "k\"q": raw(`[1, 2]`)}
+	enc := EncodeVariables(vars)
+	if want := `{"a":"é","b":{ "x" : 1 },"k\"q":[1, 2]}`; string(enc) != want {
+		t.Fatalf("EncodeVariables = %s, want %s", enc, want)
+	}
+	got, err := DecodeVariables(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.EqualFunc(got, vars, func(a, b json.RawMessage) bool { return string(a) == string(b) }) {
+		t.Fatalf("round trip: got %s, want %s", got, vars)
+	}
+	for _, empty := range [][]byte{nil, []byte(`{}`)} {
+		if m, err := DecodeVariables(empty); m != nil || err != nil {
+			t.Errorf("DecodeVariables(%q) = %v, %v; want nil, nil", empty, m, err)
+		}
+	}
+	if EncodeVariables(nil) != nil {
+		t.Error("EncodeVariables(nil) must be nil")
+	}
+	if _, err := DecodeVariables([]byte(`[1]`)); err == nil {
+		t.Error("DecodeVariables accepted a non-object")
+	}
+}

@@ -19,8 +19,11 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Environment variable names understood by this package.
@@ -88,24 +91,42 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-var aptUpdate sync.Once
+// aptLockPath serialises installs across the test binaries that go test
+// runs in parallel: without it they fight over dpkg's lock and all but one
+// fail.
+const aptLockPath = "/tmp/mcptasks-apt.lock"
 
-// AptInstall installs Debian packages when installing is allowed.
+// aptWait makes apt itself wait for dpkg's lock held by anyone else.
+var aptWait = []string{"-o", "DPkg::Lock::Timeout=600"}
+
+// AptInstall installs Debian packages when installing is allowed. Calls
+// from several processes at once take turns; packages already installed
+// cost one quick apt-get run.
 func AptInstall(pkgs ...string) error {
 	if !InstallAllowed() {
 		return fmt.Errorf("not installed, and %s is not 1", EnvInstall)
 	}
-	var updErr error
-	aptUpdate.Do(func() {
-		if out, err := exec.Command("apt-get", "update", "-qq").CombinedOutput(); err != nil {
-			updErr = fmt.Errorf("apt-get update: %v: %s", err, out)
-		}
-	})
-	if updErr != nil {
-		return updErr
+	lock, err := os.OpenFile(aptLockPath, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return fmt.Errorf("apt lock: %w", err)
 	}
-	args := append([]string{"install", "-y", "-qq", "--no-install-recommends"}, pkgs...)
-	cmd := exec.Command("apt-get", args...)
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("apt lock: %w", err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+
+	// One package-list refresh per hour is plenty, whichever process did it.
+	stamp := aptLockPath + ".updated"
+	if fi, err := os.Stat(stamp); err != nil || time.Since(fi.ModTime()) > time.Hour {
+		args := append(slices.Clone(aptWait), "update", "-qq")
+		if out, err := exec.Command("apt-get", args...).CombinedOutput(); err != nil {
+			return fmt.Errorf("apt-get update: %v: %s", err, out)
+		}
+		_ = os.WriteFile(stamp, nil, 0o666)
+	}
+	args := append(slices.Clone(aptWait), "install", "-y", "-qq", "--no-install-recommends")
+	cmd := exec.Command("apt-get", append(args, pkgs...)...)
 	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("apt-get install %v: %v: %s", pkgs, err, out)

@@ -4,10 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"maps"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -75,27 +72,9 @@ func encode(r tasks.Record) (map[string]av, error) {
 		it[AttrExpiryShard] = str(dueShard(r.ID))
 	}
 	if len(r.Variables) > 0 {
-		it[attrVariables] = str(varsValue(r.Variables))
+		it[attrVariables] = str(string(tasks.EncodeVariables(r.Variables)))
 	}
 	return it, nil
-}
-
-// varsValue is the stored form of a variables map: a JSON object whose
-// values are kept byte for byte (json.Marshal would compact them).
-func varsValue(vars map[string]json.RawMessage) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range slices.Sorted(maps.Keys(vars)) {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vars[k])
-	}
-	b.WriteByte('}')
-	return b.String()
 }
 
 // decode reads a task item. withOutcome fills Record.Outcome when the item
@@ -146,12 +125,11 @@ func decode(it map[string]av, withOutcome bool) (tasks.Record, error) {
 		return tasks.Record{}, fmt.Errorf("dynamodb: item %s is not a task", getS(AttrPK))
 	}
 	if v := getS(attrVariables); v != "" {
-		if err := json.Unmarshal([]byte(v), &r.Variables); err != nil {
+		vars, err := tasks.DecodeVariables([]byte(v))
+		if err != nil {
 			return tasks.Record{}, fmt.Errorf("dynamodb: variables of task %s: %w", r.ID, err)
 		}
-		if len(r.Variables) == 0 {
-			r.Variables = nil
-		}
+		r.Variables = vars
 	}
 	if withOutcome && r.Status.Terminal() {
 		var out tasks.Outcome

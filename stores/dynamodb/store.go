@@ -515,7 +515,7 @@ func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, 
 		var remove []string
 		if len(vars) > 0 {
 			set = append(set, "#variables = :vars")
-			values[":vars"] = str(varsValue(vars))
+			values[":vars"] = str(string(tasks.EncodeVariables(vars)))
 		} else {
 			remove = append(remove, "#variables")
 		}

@@ -4,10 +4,9 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
 	"slices"
-	"strconv"
-	"strings"
+
+	sqlsteps "github.com/mcptasks/mcptasks/stores/internal/migrations"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -24,34 +23,9 @@ const (
 	lockOwner     = 0x6d637075 // per-owner creation lock class; objid = hashtext(owner)
 )
 
-// migration is one embedded schema change, named NNNN_description.sql.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations lists the embedded migrations in version order.
-func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, e := range entries {
-		num, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with a number and an underscore", e.Name())
-		}
-		b, err := migrationFiles.ReadFile("migrations/" + e.Name())
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: e.Name(), sql: string(b)})
-	}
-	slices.SortFunc(out, func(a, b migration) int { return a.version - b.version })
-	return out, nil
+// migrations lists the embedded schema steps in version order.
+func migrations() ([]sqlsteps.Step, error) {
+	return sqlsteps.Load(migrationFiles, "migrations")
 }
 
 // Migrate brings the database's schema up to date. It is safe to run any
@@ -90,18 +64,18 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return err
 	}
 	for _, m := range ms {
-		if slices.Contains(applied, int32(m.version)) {
+		if slices.Contains(applied, int32(m.Version)) {
 			continue
 		}
 		err := pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, "INSERT INTO mcptasks_schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name)
+			_, err := tx.Exec(ctx, "INSERT INTO mcptasks_schema_migrations (version, name) VALUES ($1, $2)", m.Version, m.Name)
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("apply migration %s: %w", m.name, err)
+			return fmt.Errorf("apply migration %s: %w", m.Name, err)
 		}
 	}
 	return nil

@@ -63,7 +63,7 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 	rec.Method, rec.StatusMessage = clean(rec.Method), clean(rec.StatusMessage)
 	args := []any{rec.ID, string(rec.Owner), rec.Method, string(rec.Status), rec.StatusMessage,
 		rec.CreatedAt, rec.LastUpdatedAt, nullableMS(rec.TTL), rec.PollInterval.Milliseconds(),
-		nullableTime(rec.ExpiresAt), rec.Version, encodeVariables(rec.Variables)}
+		nullableTime(rec.ExpiresAt), rec.Version, tasks.EncodeVariables(rec.Variables)}
 	const insert = `INSERT INTO mcptasks_tasks
 		(id, owner, method, status, status_message, created_at, updated_at, ttl_ms, poll_ms, expires_at, version, variables) `
 	limit := s.cfg.MaxTasksPerOwner
@@ -257,7 +257,7 @@ func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, 
 		}
 		out, err = scanView(tx.QueryRow(ctx, `UPDATE mcptasks_tasks
 			SET variables = $2, version = version + 1, updated_at = GREATEST(updated_at, $3)
-			WHERE id = $1 RETURNING `+viewColumns, id, encodeVariables(vars), now))
+			WHERE id = $1 RETURNING `+viewColumns, id, tasks.EncodeVariables(vars), now))
 		return err
 	})
 	if err != nil {

@@ -3,8 +3,6 @@ package postgres
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -63,7 +61,7 @@ func (r *row) record(withOutcome bool) (tasks.Record, error) {
 	if r.expires != nil {
 		rec.ExpiresAt = r.expires.UTC()
 	}
-	vars, err := decodeVariables(r.variables)
+	vars, err := tasks.DecodeVariables(r.variables)
 	if err != nil {
 		return tasks.Record{}, fmt.Errorf("task %s: stored variables are corrupt: %w", r.id, err)
 	}
@@ -95,49 +93,6 @@ func scanView(rows pgx.Row) (tasks.Record, error) {
 		return tasks.Record{}, err
 	}
 	return r.record(false)
-}
-
-// encodeVariables renders vars as one JSON object, keeping every value's
-// bytes exactly as given (encoding/json would re-compact them). Keys are
-// sorted so equal maps encode equally. Nil or empty gives nil (SQL NULL).
-func encodeVariables(vars map[string]json.RawMessage) []byte {
-	if len(vars) == 0 {
-		return nil
-	}
-	keys := make([]string, 0, len(vars))
-	for k := range vars {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vars[k])
-	}
-	b.WriteByte('}')
-	return []byte(b.String())
-}
-
-// decodeVariables is the inverse of encodeVariables; json.RawMessage keeps
-// each value's bytes verbatim.
-func decodeVariables(b []byte) (map[string]json.RawMessage, error) {
-	if len(b) == 0 {
-		return nil, nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	if len(m) == 0 {
-		return nil, nil
-	}
-	return m, nil
 }
 
 // nullableMS converts an optional duration to milliseconds.

@@ -114,12 +114,11 @@ func parseRecord(id string, f []string) (tasks.Record, error) {
 		r.ExpiresAt = time.UnixMilli(exp).UTC()
 	}
 	if f[iVars] != "" {
-		if err := json.Unmarshal([]byte(f[iVars]), &r.Variables); err != nil {
+		vars, err := tasks.DecodeVariables([]byte(f[iVars]))
+		if err != nil {
 			return tasks.Record{}, fmt.Errorf("task %s: stored variables: %w", id, err)
 		}
-		if len(r.Variables) == 0 {
-			r.Variables = nil
-		}
+		r.Variables = vars
 	}
 	return r, nil
 }
@@ -141,27 +140,6 @@ func parseOutcome(f []string) (*tasks.Outcome, error) {
 		}
 	}
 	return o, nil
-}
-
-// encodeVariables writes vars as a JSON object keeping every value's bytes
-// exactly as given (json.Marshal would re-indent them); none is "".
-func encodeVariables(vars map[string]json.RawMessage) string {
-	if len(vars) == 0 {
-		return ""
-	}
-	b := []byte{'{'}
-	first := true
-	for k, v := range vars {
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		kb, _ := json.Marshal(k)
-		b = append(b, kb...)
-		b = append(b, ':')
-		b = append(b, v...)
-	}
-	return string(append(b, '}'))
 }
 
 // unpackReply splits a packed script reply, "tag\n" followed by the

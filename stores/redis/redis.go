@@ -213,7 +213,7 @@ func (s *Store) createCall(rec tasks.Record) ([]string, []any) {
 	args := []any{limit, created, mem, rec.ID, exp,
 		"own", string(rec.Owner), "exp", exp,
 		"st", string(rec.Status), "msg", rec.StatusMessage, "up", msStr(rec.LastUpdatedAt),
-		"ver", strconv.FormatInt(rec.Version, 10), "vars", encodeVariables(rec.Variables),
+		"ver", strconv.FormatInt(rec.Version, 10), "vars", string(tasks.EncodeVariables(rec.Variables)),
 		"fix", packFields(string(rec.Owner), rec.Method, created, ttl, poll, exp),
 		"res", "", "ecode", "", "emsg", "", "edata", "", "mem", mem}
 	return []string{s.taskKey(rec.ID), s.indexKey(rec.Owner), s.activeKey(rec.Owner), s.expiryKey()}, args
@@ -420,7 +420,7 @@ func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, 
 			return tasks.Record{}, &tasks.Error{Op: op, TaskID: id, Status: cur.Status, Err: err}
 		}
 		reply, err := varsScript.Run(ctx, s.client, []string{s.taskKey(id)}, string(owner), msStr(s.cfg.Now()),
-			strconv.FormatInt(cur.Version, 10), encodeVariables(vars), s.channel(id)).Text()
+			strconv.FormatInt(cur.Version, 10), string(tasks.EncodeVariables(vars)), s.channel(id)).Text()
 		if err != nil {
 			return tasks.Record{}, engineErr(op, id, err)
 		}

@@ -51,7 +51,7 @@ func scanRecord(sc scanner, withOutcome bool) (tasks.Record, error) {
 	if exp.Valid {
 		r.ExpiresAt = fromMS(exp.Int64)
 	}
-	v, err := decodeVariables(vars)
+	v, err := tasks.DecodeVariables(vars)
 	if err != nil {
 		return tasks.Record{}, fmt.Errorf("task %s: stored variables: %w", r.ID, err)
 	}
@@ -72,38 +72,10 @@ func scanRecord(sc scanner, withOutcome bool) (tasks.Record, error) {
 	return r, nil
 }
 
-// encodeVariables writes vars as a JSON object keeping every value's bytes
-// exactly as given (json.Marshal would re-indent them). nil stays NULL.
-func encodeVariables(vars map[string]json.RawMessage) any {
-	if len(vars) == 0 {
-		return nil
+// variablesValue is the column value of vars: its JSON, or NULL when empty.
+func variablesValue(vars map[string]json.RawMessage) any {
+	if b := tasks.EncodeVariables(vars); b != nil {
+		return b
 	}
-	b := []byte{'{'}
-	first := true
-	for k, v := range vars {
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		kb, _ := json.Marshal(k)
-		b = append(b, kb...)
-		b = append(b, ':')
-		b = append(b, v...)
-	}
-	return append(b, '}')
-}
-
-// decodeVariables reverses encodeVariables; values come back byte for byte.
-func decodeVariables(b []byte) (map[string]json.RawMessage, error) {
-	if len(b) == 0 {
-		return nil, nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	if len(m) == 0 {
-		return nil, nil
-	}
-	return m, nil
+	return nil
 }

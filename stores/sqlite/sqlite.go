@@ -198,7 +198,7 @@ func insert(ctx context.Context, tx *sql.Tx, rec tasks.Record) error {
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		rec.ID, string(rec.Owner), rec.Method, string(rec.Status), rec.StatusMessage,
 		ms(rec.CreatedAt), ms(rec.LastUpdatedAt), ttl, rec.PollInterval.Milliseconds(), exp,
-		rec.Version, encodeVariables(rec.Variables))
+		rec.Version, variablesValue(rec.Variables))
 	return err
 }
 
@@ -331,7 +331,7 @@ func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, 
 	}
 	row := tx.QueryRowContext(ctx, `UPDATE tasks SET variables = ?,
 		updated_at = max(updated_at, ?), version = version + 1
-		WHERE id = ? RETURNING `+columns, encodeVariables(vars), ms(s.cfg.Now()), id)
+		WHERE id = ? RETURNING `+columns, variablesValue(vars), ms(s.cfg.Now()), id)
 	rec, err := scanRecord(row, false)
 	if err != nil {
 		return tasks.Record{}, s.dbErr(op, id, err)
