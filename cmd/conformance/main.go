@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/schema"
@@ -248,7 +249,12 @@ func listRequirements(w io.Writer) int {
 	sc, rc := ginkgo.GinkgoConfiguration()
 	sc.DryRun = true
 	rc.Succinct = true
+	// The dry run is only a way to count specs: keep Ginkgo's progress
+	// line out of the listing, which people pipe into other tools.
+	console := formatter.ColorableStdOut
+	formatter.ColorableStdOut = io.Discard
 	ginkgo.RunSpecs(&fakeT{}, "mcptasks server conformance (list)", sc, rc)
+	formatter.ColorableStdOut = console
 	r := report.FromGinkgo(captured, lookup, report.Meta{Mode: string(suites.ModeServer)})
 	for _, e := range r.Requirements {
 		fmt.Fprintf(w, "%-26s %-6s %-15s %s\n", e.ID, e.Level, e.Feature, e.Summary)
