@@ -18,6 +18,20 @@ type options struct {
 	schemaSHA256 string
 	target       string
 	description  string
+	strict       bool
+	profile      Profile
+}
+
+// profileFor is the profile of a run in mode: the one chosen, else the
+// toolkit profile for stores and the MCP profile for servers.
+func (o *options) profileFor(mode Mode) Profile {
+	switch {
+	case o.profile != "":
+		return o.profile
+	case mode == ModeStore:
+		return ProfileToolkit
+	}
+	return ProfileMCP
 }
 
 // defaults for options left unset.
@@ -77,3 +91,13 @@ func WithSchemaSHA256(sum string) Option { return func(o *options) { o.schemaSHA
 // store URL). Pass it without credentials; the report redacts userinfo
 // and well-known secret query parameters anyway.
 func WithTarget(target string) Option { return func(o *options) { o.target = target } }
+
+// WithStrict makes SHOULD requirements count like MUST ones in the verdict
+// and binds the toolkit's own rules (MCPT-…) whatever the profile.
+func WithStrict(strict bool) Option { return func(o *options) { o.strict = strict } }
+
+// WithProfile chooses which rules decide the verdict: ProfileMCP (only the
+// MCP specification; the toolkit's own rules are reported apart as
+// recommendations) or ProfileToolkit (the toolkit's rules bind too). The
+// default is ProfileToolkit for stores and ProfileMCP for servers.
+func WithProfile(p Profile) Option { return func(o *options) { o.profile = p } }

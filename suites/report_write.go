@@ -14,7 +14,8 @@ func ReportLookup(id string) (report.Requirement, bool) {
 	if !ok {
 		return report.Requirement{}, false
 	}
-	return report.Requirement{ID: r.ID, Level: string(r.Level), Section: r.Section, Feature: r.Feature, Summary: r.Summary}, true
+	return report.Requirement{ID: r.ID, Level: string(r.Level), Section: r.Section, Feature: r.Feature, Summary: r.Summary,
+		Toolkit: r.Toolkit()}, true
 }
 
 // buildReport turns a finished run into a conformance report using the
@@ -24,6 +25,8 @@ func buildReport(r ginkgo.Report, mode Mode, o *options) *report.Report {
 		Mode:         string(mode),
 		SchemaSHA256: o.schemaSHA256,
 		LabelFilter:  r.SuiteConfig.LabelFilter,
+		Strict:       o.strict,
+		Profile:      string(o.profileFor(mode)),
 	}
 	if o.target != "" {
 		meta.Targets = []string{o.target}

@@ -42,6 +42,39 @@ type Requirement struct {
 	Retired bool
 }
 
+// ToolkitPrefix starts the id of every rule of this toolkit (as opposed to
+// a rule of the MCP specification).
+const ToolkitPrefix = "MCPT-"
+
+// Toolkit reports whether r is a rule of this toolkit rather than of the
+// MCP specification. Against a server someone else wrote, such rules are
+// recommendations: reported apart, never deciding the verdict, unless
+// strict mode or the toolkit profile binds them.
+func (r Requirement) Toolkit() bool { return strings.HasPrefix(r.ID, ToolkitPrefix) }
+
+// Profile says which rules decide the verdict of a run.
+type Profile string
+
+// The two profiles.
+const (
+	// ProfileMCP binds only rules of the MCP specification; the toolkit's
+	// own rules are reported as recommendations. The default for servers.
+	ProfileMCP Profile = report.ProfileMCP
+	// ProfileToolkit binds the toolkit's own rules too. The default for
+	// stores, which implement the toolkit's Store contract, and the
+	// profile the reference server is certified under.
+	ProfileToolkit Profile = report.ProfileToolkit
+)
+
+// ParseProfile reads a profile name.
+func ParseProfile(s string) (Profile, error) {
+	switch Profile(s) {
+	case ProfileMCP, ProfileToolkit:
+		return Profile(s), nil
+	}
+	return "", fmt.Errorf("unknown profile %q (want %s or %s)", s, ProfileMCP, ProfileToolkit)
+}
+
 // Requirements returns every registered requirement, sorted by id.
 func Requirements() []Requirement {
 	all := slices.Concat(storeRequirements, serverRequirements)

@@ -73,6 +73,8 @@ var serverRequirements = []Requirement{
 	{ID: "TASKS-RESULT-005", Level: LevelMust, Section: secTasks + " § Result Retrieval", Feature: "core", Summary: "tasks/result gives the same result the request would have given without a task."},
 	{ID: "TASKS-META-007", Level: LevelMust, Section: secTasks + " § Related Task Metadata", Feature: "core", Summary: "A successful tasks/result answer names its task in related-task metadata."},
 	{ID: "TASKS-ERR-006", Level: LevelShould, Section: secTasks + " § Task Execution Errors", Feature: "core", Summary: "A failed task explains the failure in its statusMessage."},
+	// Informative in the catalog (a lower-case should), so MAY: never binding.
+	{ID: "TASKS-ERR-007", Level: LevelMay, Section: secTasks + " § Task Execution Errors", Feature: "core", Summary: "A tool task whose result has isError ends failed rather than completed."},
 	{ID: "TASKS-ERR-008", Level: LevelMust, Section: secTasks + " § Task Execution Errors", Feature: "core", Summary: "When the request failed with a JSON-RPC error, tasks/result returns that same error."},
 	{ID: "TASKS-WIRE-CALLRESULT-001", Level: LevelMust, Section: secWire + "CallToolResult", Feature: "core", Summary: "The tasks/result payload of a tool call is a well-formed CallToolResult."},
 
@@ -121,6 +123,12 @@ var serverRequirements = []Requirement{
 	{ID: "TASKS-ELICIT-009", Level: LevelMust, Section: secElicit + " § Security Considerations", Feature: "core", Summary: "A task's elicitation goes only to the identity the task belongs to."},
 	{ID: "TASKS-XPORT-027", Level: LevelMust, Section: secTransports + " › Multiple Connections", Feature: "core", Summary: "Each server message travels on exactly one stream, never copied to several."},
 	{ID: "TASKS-ELICIT-003", Level: LevelMust, Section: secElicit + " § Elicitation Requests", Feature: "core", Summary: "A form elicitation has a message and a requested schema, in a mode the client declared."},
+
+	// Servers without authorization. SHOULD NOT folds into SHOULD.
+	{ID: "TASKS-SEC-005", Level: LevelShould, Section: secTasks + " § Task Isolation and Access Control", Feature: "list", Summary: "A server that cannot tell requestors apart does not offer tasks/list."},
+	// Not an MCP rule: without authorization the spec lets anyone holding
+	// a task id read it. A toolkit recommendation.
+	{ID: "MCPT-SESSION-001", Level: LevelShould, Section: secServer + " § requestors without credentials", Feature: "core", Summary: "Without authorization, a task is visible only to the session that created it."},
 
 	// Several instances.
 	{ID: "MCPT-MULTI-001", Level: LevelMust, Section: secServer + " § several instances", Feature: "multi-instance", Summary: "A task created through one instance can be read through another sharing the store."},

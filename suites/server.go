@@ -93,6 +93,11 @@ type ServerConfig struct {
 	// MaxPoll caps the polling period whatever pollInterval the server
 	// suggests (default 1 s), so slow suggestions don't stall the run.
 	MaxPoll time.Duration
+	// AuthContexts says whether Headers and HeadersB are two authorization
+	// contexts (default auto: yes when the server refuses a request
+	// without credentials). Only then are the requirements that bind
+	// tasks to an authorization context judged.
+	AuthContexts AuthContexts
 }
 
 func (c ServerConfig) withDefaults() ServerConfig {
@@ -405,6 +410,9 @@ type ServerEnv struct {
 
 	opts *options
 
+	authOnce sync.Once
+	auth     Authorization
+
 	mu       sync.Mutex
 	messages []*client.Message
 	created  []createdTask
@@ -576,4 +584,30 @@ func formAnswer(params json.RawMessage) map[string]any {
 // requirement's labels and the suite's spec timeout.
 func (env *ServerEnv) It(text, reqID string, body func(ctx ginkgo.SpecContext)) bool {
 	return ginkgo.It(text, Req(reqID), ginkgo.SpecTimeout(env.opts.specTimeout), body)
+}
+
+// listedTaskTool returns the name of a listed tool whose taskSupport is
+// optional or required ("" if none).
+func (env *ServerEnv) listedTaskTool() string {
+	names := make([]string, 0, len(env.Tools))
+	for name, t := range env.Tools {
+		if ts := t.TaskSupport(); ts == "optional" || ts == "required" {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	return names[0]
+}
+
+// undeclaredRefusal makes the spec not-applicable when a task-augmented
+// call failed on a server that never declared task-augmented tools/call:
+// it may refuse what it did not promise.
+func (env *ServerEnv) undeclaredRefusal(err error, tool string) {
+	ginkgo.GinkgoHelper()
+	if err != nil && !env.Caps.ToolsCall && !connectionLost(err) {
+		NotApplicable("the server does not declare capabilities.tasks.requests.tools.call and refused a task-augmented call of %q: %v", tool, err)
+	}
 }

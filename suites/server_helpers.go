@@ -58,11 +58,15 @@ func (env *ServerEnv) Args(role string, args map[string]any) map[string]any {
 }
 
 // RequireTaskTools makes the spec not-applicable when the server does not
-// declare task-augmented tools/call.
+// offer task-augmented tools/call: neither declared in its capabilities
+// nor shown by a listed tool with taskSupport optional or required. A
+// server that lists such tools without the capability is judged like one
+// that declares it (the missing declaration is TASKS-CAP-001's finding),
+// unless it then refuses the task (see CreateOn).
 func (env *ServerEnv) RequireTaskTools() {
 	ginkgo.GinkgoHelper()
-	if !env.Caps.ToolsCall {
-		NotApplicable("the server does not declare capabilities.tasks.requests.tools.call")
+	if !env.Caps.ToolsCall && env.listedTaskTool() == "" {
+		NotApplicable("the server does not declare capabilities.tasks.requests.tools.call and lists no tool with taskSupport optional or required")
 	}
 }
 
@@ -92,6 +96,7 @@ func (env *ServerEnv) CreateOn(ctx context.Context, c *client.Client, role strin
 	env.RequireTaskTools()
 	name := env.Fixture(role)
 	res, err := c.CallToolAsTask(ctx, name, env.Args(role, args), ttl, opts...)
+	env.undeclaredRefusal(err, name)
 	checkCall(err, "tools/call %s with a task", name)
 	env.mu.Lock()
 	env.created = append(env.created, createdTask{c: c, id: res.Task.TaskID})
@@ -113,6 +118,7 @@ func (env *ServerEnv) CreateCall(ctx context.Context, c *client.Client, role str
 		tc.Task = &client.TaskParams{}
 	}
 	res, err := c.CreateTask(ctx, tc, opts...)
+	env.undeclaredRefusal(err, tc.Name)
 	checkCall(err, "tools/call %s with a task", tc.Name)
 	env.mu.Lock()
 	env.created = append(env.created, createdTask{c: c, id: res.Task.TaskID})

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 
 var _ = describeServer("Isolation between identities", "isolation", func(env *ServerEnv) {
 	env.It("binds a task to the identity that created it", "TASKS-SEC-001", func(ctx SpecContext) {
-		b := env.B(ctx)
+		b := env.AuthB(ctx)
 		created := env.Sleep(ctx, 0)
 		_, err := env.A.GetTask(ctx, created.Task.TaskID)
 		Expect(err).NotTo(HaveOccurred(), "the owner cannot read its own task")
@@ -22,7 +23,7 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 	})
 
 	env.It("refuses tasks/get, tasks/result and tasks/cancel on another identity's task", "TASKS-SEC-006", func(ctx SpecContext) {
-		b := env.B(ctx)
+		b := env.AuthB(ctx)
 		created := env.Running(ctx, 2000)
 		id := created.Task.TaskID
 		_, err := b.GetTask(ctx, id)
@@ -44,7 +45,7 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 
 	env.It("lists only the caller's own tasks", "TASKS-SEC-007", func(ctx SpecContext) {
 		env.RequireList()
-		b := env.B(ctx)
+		b := env.AuthB(ctx)
 		mine := env.Sleep(ctx, 0)
 		theirs := env.CreateOn(ctx, b, env.TaskSleep(), map[string]any{"ms": 0}, nil)
 		ids := func(c *client.Client) []string {
@@ -64,7 +65,7 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 	})
 
 	env.It("sends task status notifications only to the owner", "TASKS-SEC-001", func(ctx SpecContext) {
-		b := env.B(ctx)
+		b := env.AuthB(ctx)
 		if err := b.OpenStream(ctx); err != nil {
 			NotSupported("identity B cannot open a GET stream: %v", err)
 		}
@@ -76,6 +77,38 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 			Expect(string(n.Params())).NotTo(ContainSubstring(created.Task.TaskID),
 				"identity B received %s about identity A's task", n.Method)
 		}
+	})
+
+	// A server without authorization may let anyone holding a task id
+	// read the task; what it should not do is offer tasks/list, which
+	// hands every id to everyone.
+	env.It("offers no task list that shows one session the tasks of another when it has no authorization", "TASKS-SEC-005", func(ctx SpecContext) {
+		env.RequireAnonymous(ctx)
+		env.RequireList()
+		mine := env.Sleep(ctx, 0)
+		other := env.Connect(ctx, env.Config.URLs[0], env.Config.HeadersB)
+		all, err := other.ListAllTasks(ctx, 1000)
+		checkCall(err, "tasks/list from a second session")
+		for _, t := range all {
+			Expect(t.TaskID).NotTo(Equal(mine.Task.TaskID),
+				"%s; it declares tasks.list, and tasks/list from a second session listed task %s created by the first session: "+
+					"it cannot tell requestors apart, so it should not offer tasks/list", env.authorization(ctx).Reason, mine.Task.TaskID)
+		}
+	})
+
+	env.It("keeps a task to the session that created it when the server has no authorization", "MCPT-SESSION-001", func(ctx SpecContext) {
+		env.RequireAnonymous(ctx)
+		mine := env.Sleep(ctx, 0)
+		other := env.Connect(ctx, env.Config.URLs[0], env.Config.HeadersB)
+		t, err := other.GetTask(ctx, mine.Task.TaskID)
+		if err != nil {
+			if connectionLost(err) {
+				checkCall(err, "tasks/get from a second session")
+			}
+			return // refused, as recommended
+		}
+		Fail(fmt.Sprintf("%s; tasks/get from a second session was answered with task %s (status %s) created by the first session",
+			env.authorization(ctx).Reason, t.TaskID, t.Status))
 	})
 
 	env.It("delivers a task's elicitation only to the identity that owns the task", "TASKS-ELICIT-009", func(ctx SpecContext) {

@@ -33,6 +33,8 @@ type config struct {
 	fixtureConst listFlag
 	labelFilter  string
 	focus        string
+	profile      string
+	authContexts string
 	reportDir    string
 	timeout      time.Duration
 	specTimeout  time.Duration
@@ -69,7 +71,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	fs.DurationVar(&c.timeout, "timeout", 0, "limit for the whole run (default 10m)")
 	fs.DurationVar(&c.specTimeout, "spec-timeout", 0, "limit for one spec (default 60s)")
 	fs.BoolVar(&c.list, "list", false, "print the requirements the suite checks and exit")
-	fs.BoolVar(&c.strict, "strict", false, "count SHOULD requirements like MUST ones in the verdict")
+	fs.BoolVar(&c.strict, "strict", false, "count SHOULD requirements like MUST ones in the verdict, and let the toolkit's own rules (MCPT-…) decide it too")
+	fs.StringVar(&c.profile, "profile", "", "which rules decide the verdict: mcp (the MCP specification only; the toolkit's own MCPT-… rules are reported as recommendations) or mcptasks (those rules bind too); default mcp with --server, mcptasks for the built-in reference server")
+	fs.StringVar(&c.authContexts, "auth-contexts", "auto", "whether --header and --header-b are two authorization contexts: auto (yes when the server refuses a request without credentials with 401 or 403), yes, or no")
 	fs.BoolVar(&c.verbose, "v", false, "print every spec as it runs")
 	fs.BoolVar(&c.noColor, "no-color", false, "no colours in the console output")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
@@ -141,6 +145,20 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	if v, ok := env("focus"); ok {
 		c.focus = v
 	}
+	if v, ok := env("profile"); ok {
+		c.profile = v
+	}
+	if v, ok := env("auth-contexts"); ok {
+		c.authContexts = v
+	}
+	if c.profile != "" {
+		if _, err := suites.ParseProfile(c.profile); err != nil {
+			return nil, usagef("--profile: %v", err)
+		}
+	}
+	if _, err := suites.ParseAuthContexts(c.authContexts); err != nil {
+		return nil, usagef("--auth-contexts: %v", err)
+	}
 	if v, ok := env("report-dir"); ok {
 		c.reportDir = v
 	}
@@ -194,6 +212,9 @@ func (c *config) serverConfig() (suites.ServerConfig, error) {
 	sc := suites.ServerConfig{URLs: c.servers, Fixtures: map[string]string{}, FixtureArgs: map[string]string{},
 		FixtureConsts: map[string]json.RawMessage{}}
 	var err error
+	if sc.AuthContexts, err = suites.ParseAuthContexts(c.authContexts); err != nil {
+		return sc, usagef("--auth-contexts: %v", err)
+	}
 	if sc.Headers, err = parseHeaders(c.headers, "--header"); err != nil {
 		return sc, err
 	}

@@ -91,7 +91,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	impl := ""
+	profile := suites.Profile(c.profile)
 	if len(cfg.URLs) == 0 {
+		// The reference server is the toolkit's own: its rules bind.
+		if profile == "" {
+			profile = suites.ProfileToolkit
+		}
 		ref, err := startReference(ctx)
 		if err != nil {
 			fmt.Fprintf(stderr, "conformance: cannot start the built-in reference server: %v\n", err)
@@ -126,14 +131,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			inferred = append(inferred, "fixture:"+r)
 		}
 	}
+	if profile == "" {
+		profile = suites.ProfileMCP
+	}
 	if len(cfg.HeadersB) > 0 {
 		inferred = append(inferred, "identity-b")
+	}
+	auth := suites.DetectAuthorization(ctx, cfg)
+	switch {
+	case auth.Contexts:
+		inferred = append(inferred, "authorization-contexts")
+	case auth.Anonymous:
+		inferred = append(inferred, "no-authorization")
 	}
 	if len(cfg.URLs) > 1 {
 		inferred = append(inferred, "multi-instance")
 	}
 	fmt.Fprintf(stdout, "Server: %s %s, protocol %s, declares: %s\n", init.ServerInfo.Name, init.ServerInfo.Version,
 		init.ProtocolVersion, orNone(caps.Names()))
+	if len(cfg.HeadersB) > 0 && !auth.Contexts {
+		fmt.Fprintf(stdout, "Identity B is not a second authorization context (%s): the requirements binding tasks to an authorization context are not judged.\n", auth.Reason)
+	}
 
 	gr, ok := runSuite(ctx, c, cfg, impl)
 	if !ok {
@@ -149,6 +167,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Implementation: &report.Implementation{Name: impl, Version: init.ServerInfo.Version},
 		LabelFilter:    c.labelFilter,
 		Strict:         c.strict,
+		Profile:        string(profile),
 	}
 	r := report.FromGinkgo(gr, lookup, meta)
 	if err := report.WriteAll(c.reportDir, r, gr); err != nil {
@@ -187,11 +206,7 @@ func runSuite(ctx context.Context, c *config, cfg suites.ServerConfig, impl stri
 
 // lookup adapts the suites registry to the report package.
 func lookup(id string) (report.Requirement, bool) {
-	r, ok := suites.Lookup(id)
-	if !ok {
-		return report.Requirement{}, false
-	}
-	return report.Requirement{ID: r.ID, Level: string(r.Level), Section: r.Section, Feature: r.Feature, Summary: r.Summary}, true
+	return suites.ReportLookup(id)
 }
 
 // printSummary writes the per-level table and the failing requirements.
@@ -220,6 +235,17 @@ func printSummary(w io.Writer, r *report.Report, dir string) {
 	}
 	for _, h := range r.HarnessErrors {
 		fmt.Fprintf(w, "  harness error: %s\n", firstLine(h))
+	}
+	if len(r.Recommendations) > 0 {
+		met := r.Summary.Recommendations[report.StatusPass]
+		fmt.Fprintf(w, "Recommendations (toolkit rules, profile %s: they do not decide the verdict): %d of %d met\n",
+			r.Profile, met, len(r.Recommendations))
+		for _, e := range r.RecommendationsNotMet() {
+			if e.Status == report.StatusSkipped || e.Status == report.StatusNotSupported {
+				continue
+			}
+			fmt.Fprintf(w, "  %-5s %-6s %s: %s\n", e.Status, e.Level, e.ID, firstLine(e.Message))
+		}
 	}
 	fmt.Fprintf(w, "Reports written to %s\n", dir)
 }
@@ -255,11 +281,12 @@ func listRequirements(w io.Writer) int {
 	formatter.ColorableStdOut = io.Discard
 	ginkgo.RunSpecs(&fakeT{}, "mcptasks server conformance (list)", sc, rc)
 	formatter.ColorableStdOut = console
-	r := report.FromGinkgo(captured, lookup, report.Meta{Mode: string(suites.ModeServer)})
+	r := report.FromGinkgo(captured, lookup, report.Meta{Mode: string(suites.ModeServer), Profile: report.ProfileToolkit})
 	for _, e := range r.Requirements {
-		fmt.Fprintf(w, "%-26s %-6s %-15s %s\n", e.ID, e.Level, e.Feature, e.Summary)
+		fmt.Fprintf(w, "%-26s %-6s %-7s %-15s %s\n", e.ID, e.Level, e.Origin, e.Feature, e.Summary)
 	}
-	fmt.Fprintf(w, "%d requirements, %d specs\n", len(r.Requirements), r.Summary.Specs)
+	fmt.Fprintf(w, "%d requirements, %d specs (origin toolkit: a rule of this toolkit, a recommendation unless --profile mcptasks or --strict)\n",
+		len(r.Requirements), r.Summary.Specs)
 	return exitConformant
 }
 

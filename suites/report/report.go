@@ -11,15 +11,36 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 )
 
-// APIVersion and Kind identify the report format; APIVersion changes only
-// when a field changes meaning or disappears.
+// APIVersion and Kind identify the report format; APIVersion changes
+// whenever the shape changes. v2 added profile, recommendations,
+// summary.recommendations and each entry's origin.
 const (
-	APIVersion = "conformance.mcptasks.dev/v1"
+	APIVersion = "conformance.mcptasks.dev/v2"
 	Kind       = "ConformanceReport"
 	// DefaultSpecVersion is the MCP revision the suites test.
 	DefaultSpecVersion = "2025-11-25"
 	// ToolName is the name the report gives the tool when Meta leaves it empty.
 	ToolName = "mcptasks-conformance"
+)
+
+// Profiles say which rules decide the verdict.
+const (
+	// ProfileMCP: only rules of the MCP specification decide the verdict;
+	// the toolkit's own rules are reported apart as recommendations. The
+	// default for servers someone else wrote.
+	ProfileMCP = "mcp"
+	// ProfileToolkit: the toolkit's own rules (MCPT-…) decide the verdict
+	// too. The default for stores (they implement the toolkit's Store
+	// contract) and for the toolkit's reference server.
+	ProfileToolkit = "mcptasks"
+)
+
+// Origins of a requirement.
+const (
+	// OriginSpec marks a rule of the MCP specification (TASKS-… ids).
+	OriginSpec = "spec"
+	// OriginToolkit marks a rule of this toolkit (MCPT-… ids).
+	OriginToolkit = "toolkit"
 )
 
 // Requirement is the registry data the report needs about one requirement.
@@ -29,6 +50,10 @@ type Requirement struct {
 	Section string
 	Feature string
 	Summary string
+	// Toolkit marks a rule of this toolkit rather than of the MCP
+	// specification. Unless the profile or strict mode binds them, such
+	// rules are reported as recommendations and never decide the verdict.
+	Toolkit bool
 }
 
 // Meta describes the run; the caller fills what it knows.
@@ -50,9 +75,15 @@ type Meta struct {
 	Implementation *Implementation
 	// LabelFilter is the label filter the run used, if any.
 	LabelFilter string
-	// Strict makes SHOULD requirements count like MUST ones.
+	// Strict makes SHOULD requirements count like MUST ones and binds the
+	// toolkit's own rules whatever the profile.
 	Strict bool
+	// Profile is ProfileMCP or ProfileToolkit; empty means ProfileMCP.
+	Profile string
 }
+
+// bindsToolkit reports whether the toolkit's own rules decide the verdict.
+func (m Meta) bindsToolkit() bool { return m.Strict || m.Profile == ProfileToolkit }
 
 // Tool names the program that produced the report.
 type Tool struct {
@@ -90,11 +121,19 @@ type Report struct {
 	Implementation *Implementation `json:"implementation,omitempty"`
 	LabelFilter    string          `json:"labelFilter,omitempty"`
 	Strict         bool            `json:"strict"`
-	Summary        Summary         `json:"summary"`
+	// Profile says which rules decide the verdict (ProfileMCP or
+	// ProfileToolkit).
+	Profile string  `json:"profile"`
+	Summary Summary `json:"summary"`
 	// HarnessErrors are problems outside any requirement: a failed suite
 	// node, an interrupted run, specs without a known requirement.
 	HarnessErrors []string `json:"harnessErrors"`
-	Requirements  []Entry  `json:"requirements"`
+	// Requirements are the rules that decide the verdict.
+	Requirements []Entry `json:"requirements"`
+	// Recommendations are the toolkit's own rules when the profile does
+	// not bind them: judged and reported like requirements, but never
+	// part of the verdict, the counts or the exit code.
+	Recommendations []Entry `json:"recommendations"`
 }
 
 // Summary is the verdict and the counts of requirements per level and
@@ -103,6 +142,8 @@ type Summary struct {
 	Verdict Verdict                   `json:"verdict"`
 	Counts  map[string]map[Status]int `json:"counts"`
 	Totals  map[Status]int            `json:"totals"`
+	// Recommendations counts the recommendations per status.
+	Recommendations map[Status]int `json:"recommendations"`
 	// Specs is how many specs the run held, Ran how many actually ran.
 	Specs int `json:"specs"`
 	Ran   int `json:"ran"`
@@ -117,7 +158,9 @@ type Entry struct {
 	Section string `json:"section"`
 	Feature string `json:"feature,omitempty"`
 	Summary string `json:"summary"`
-	Status  Status `json:"status"`
+	// Origin is OriginSpec or OriginToolkit.
+	Origin string `json:"origin"`
+	Status Status `json:"status"`
 	// Message explains a status other than pass.
 	Message         string  `json:"message,omitempty"`
 	DurationSeconds float64 `json:"durationSeconds"`
@@ -141,20 +184,25 @@ const ReqLabelPrefix = "req:"
 // one spec in the run (run, skipped or filtered out) gets an entry.
 func FromGinkgo(gr types.Report, lookup func(id string) (Requirement, bool), meta Meta) *Report {
 	r := &Report{
-		APIVersion:     APIVersion,
-		Kind:           Kind,
-		GeneratedAt:    time.Now().UTC().Truncate(time.Second),
-		Tool:           buildTool(meta.Tool),
-		SpecVersion:    meta.SpecVersion,
-		SchemaSHA256:   meta.SchemaSHA256,
-		Mode:           meta.Mode,
-		Targets:        make([]string, 0, len(meta.Targets)),
-		Features:       meta.Features,
-		Implementation: meta.Implementation,
-		LabelFilter:    meta.LabelFilter,
-		Strict:         meta.Strict,
-		HarnessErrors:  []string{},
-		Requirements:   []Entry{},
+		APIVersion:      APIVersion,
+		Kind:            Kind,
+		GeneratedAt:     time.Now().UTC().Truncate(time.Second),
+		Tool:            buildTool(meta.Tool),
+		SpecVersion:     meta.SpecVersion,
+		SchemaSHA256:    meta.SchemaSHA256,
+		Mode:            meta.Mode,
+		Targets:         make([]string, 0, len(meta.Targets)),
+		Features:        meta.Features,
+		Implementation:  meta.Implementation,
+		LabelFilter:     meta.LabelFilter,
+		Strict:          meta.Strict,
+		Profile:         meta.Profile,
+		HarnessErrors:   []string{},
+		Requirements:    []Entry{},
+		Recommendations: []Entry{},
+	}
+	if r.Profile == "" {
+		r.Profile = ProfileMCP
 	}
 	if r.SpecVersion == "" {
 		r.SpecVersion = DefaultSpecVersion
@@ -176,6 +224,7 @@ func FromGinkgo(gr types.Report, lookup func(id string) (Requirement, bool), met
 	}
 
 	byID := map[string]*Entry{}
+	recommendation := map[string]bool{}
 	var order []string
 	for _, sr := range gr.SpecReports {
 		if !sr.LeafNodeType.Is(types.NodeTypeIt) {
@@ -203,7 +252,11 @@ func FromGinkgo(gr types.Report, lookup func(id string) (Requirement, bool), met
 				req = Requirement{ID: id, Level: "MUST", Summary: "unknown requirement"}
 				r.HarnessErrors = append(r.HarnessErrors, fmt.Sprintf("spec %q names the unknown requirement %s", sr.FullText(), id))
 			}
-			e = &Entry{ID: id, Level: strings.ToUpper(req.Level), Section: req.Section, Feature: req.Feature, Summary: req.Summary}
+			e = &Entry{ID: id, Level: strings.ToUpper(req.Level), Section: req.Section, Feature: req.Feature, Summary: req.Summary, Origin: OriginSpec}
+			if req.Toolkit {
+				e.Origin = OriginToolkit
+				recommendation[id] = !meta.bindsToolkit()
+			}
 			byID[id] = e
 			order = append(order, id)
 		}
@@ -213,9 +266,14 @@ func FromGinkgo(gr types.Report, lookup func(id string) (Requirement, bool), met
 	for _, id := range order {
 		e := byID[id]
 		settle(e)
-		r.Requirements = append(r.Requirements, *e)
+		if recommendation[id] {
+			r.Recommendations = append(r.Recommendations, *e)
+		} else {
+			r.Requirements = append(r.Requirements, *e)
+		}
 	}
 	r.Summary.Counts, r.Summary.Totals = count(r.Requirements)
+	_, r.Summary.Recommendations = count(r.Recommendations)
 	r.Summary.Verdict = verdict(r.Requirements, r.Strict)
 	return r
 }
@@ -380,11 +438,17 @@ func (r *Report) ExitCode() int {
 	return ExitConformant
 }
 
-// Failing returns the entries that did not pass, not-applicable ones left
-// out, most severe and strongest level first.
-func (r *Report) Failing() []Entry {
+// Failing returns the requirements that did not pass, not-applicable ones
+// left out, most severe and strongest level first.
+func (r *Report) Failing() []Entry { return failing(r.Requirements) }
+
+// RecommendationsNotMet returns the recommendations that did not pass,
+// not-applicable ones left out, in the order of Failing.
+func (r *Report) RecommendationsNotMet() []Entry { return failing(r.Recommendations) }
+
+func failing(es []Entry) []Entry {
 	var out []Entry
-	for _, e := range r.Requirements {
+	for _, e := range es {
 		if e.Status != StatusPass && e.Status != StatusNotApplicable {
 			out = append(out, e)
 		}

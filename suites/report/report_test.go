@@ -19,6 +19,7 @@ var registry = map[string]report.Requirement{
 	"T-MUST-2":   {ID: "T-MUST-2", Level: "MUST", Section: "s2", Summary: "second"},
 	"T-SHOULD-1": {ID: "T-SHOULD-1", Level: "SHOULD", Section: "s3", Summary: "third"},
 	"T-MAY-1":    {ID: "T-MAY-1", Level: "MAY", Section: "s4", Summary: "fourth"},
+	"TK-MUST-1":  {ID: "TK-MUST-1", Level: "MUST", Section: "s5", Summary: "a toolkit rule", Toolkit: true},
 }
 
 func lookup(id string) (report.Requirement, bool) {
@@ -268,5 +269,81 @@ func validate(t *testing.T, path string) {
 	broken, _ := json.Marshal(m)
 	if err := report.Validate(broken); err == nil {
 		t.Error("the schema accepts an unknown verdict")
+	}
+}
+
+// TestToolkitRulesAreRecommendations checks the verdict rule for the
+// toolkit's own rules: reported apart and never deciding the verdict,
+// unless the mcptasks profile or strict mode binds them.
+func TestToolkitRulesAreRecommendations(t *testing.T) {
+	specs := []types.SpecReport{
+		spec("a", "T-MUST-1", types.SpecStatePassed, ""),
+		spec("k", "TK-MUST-1", types.SpecStateFailed, "toolkit rule broken"),
+	}
+	tests := []struct {
+		name    string
+		meta    report.Meta
+		verdict report.Verdict
+		apart   bool
+	}{
+		{"mcp profile", report.Meta{Mode: "server"}, report.VerdictConformant, true},
+		{"explicit mcp profile", report.Meta{Mode: "server", Profile: report.ProfileMCP}, report.VerdictConformant, true},
+		{"toolkit profile", report.Meta{Mode: "server", Profile: report.ProfileToolkit}, report.VerdictNonConformant, false},
+		{"strict", report.Meta{Mode: "server", Strict: true}, report.VerdictNonConformant, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gr := ginkgoReport(specs...)
+			r := report.FromGinkgo(gr, lookup, tt.meta)
+			if r.Summary.Verdict != tt.verdict {
+				t.Errorf("verdict %q, want %q", r.Summary.Verdict, tt.verdict)
+			}
+			inRecs := len(r.Recommendations) == 1 && r.Recommendations[0].ID == "TK-MUST-1"
+			if inRecs != tt.apart {
+				t.Errorf("recommendations %+v, want TK-MUST-1 apart: %v", r.Recommendations, tt.apart)
+			}
+			for _, e := range r.Requirements {
+				if e.ID == "TK-MUST-1" && tt.apart {
+					t.Error("TK-MUST-1 is listed among the requirements too")
+				}
+				if e.ID == "T-MUST-1" && e.Origin != report.OriginSpec {
+					t.Errorf("T-MUST-1 origin %q", e.Origin)
+				}
+			}
+			if tt.apart {
+				if r.Summary.Totals[report.StatusFail] != 0 || r.Summary.Recommendations[report.StatusFail] != 1 {
+					t.Errorf("totals %v, recommendations %v: the toolkit failure must be counted apart", r.Summary.Totals, r.Summary.Recommendations)
+				}
+				if got := r.RecommendationsNotMet(); len(got) != 1 || got[0].Origin != report.OriginToolkit {
+					t.Errorf("RecommendationsNotMet %+v", got)
+				}
+			}
+			dir := t.TempDir()
+			if err := report.WriteAll(dir, r, gr); err != nil {
+				t.Fatal(err)
+			}
+			validate(t, filepath.Join(dir, report.FileJSON))
+			junit, _ := os.ReadFile(filepath.Join(dir, report.FileJUnit))
+			md, _ := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+			html, _ := os.ReadFile(filepath.Join(dir, report.FileHTML))
+			if tt.apart {
+				if !bytes.Contains(junit, []byte(report.RecommendationPrefix+"k")) || bytes.Contains(junit, []byte("failures=\"1\"")) {
+					t.Errorf("junit.xml does not report the recommendation apart as a non-failure:\n%s", junit)
+				}
+				if !bytes.Contains(md, []byte("## Recommendations")) || !bytes.Contains(md, []byte("| TK-MUST-1 | MUST | fail | toolkit rule broken |")) {
+					t.Errorf("summary.md has no recommendations section:\n%s", md)
+				}
+				if !bytes.Contains(html, []byte("<h2>Recommendations</h2>")) {
+					t.Error("report.html has no recommendations section")
+				}
+			} else {
+				if !bytes.Contains(junit, []byte("failures=\"1\"")) {
+					t.Errorf("junit.xml does not count the bound toolkit rule as a failure:\n%s", junit)
+				}
+				if bytes.Contains(md, []byte("## Recommendations")) {
+					t.Error("summary.md lists recommendations although the toolkit rules are bound")
+				}
+			}
+		})
 	}
 }

@@ -14,7 +14,7 @@ import (
 var Schema []byte
 
 // SchemaID is the $id of Schema.
-const SchemaID = "https://mcptasks.dev/schemas/conformance-report/v1.json"
+const SchemaID = "https://mcptasks.dev/schemas/conformance-report/v2.json"
 
 // Validate checks the bytes of a conformance-report.json against Schema
 // (formats asserted). The error says where and why the report is off.

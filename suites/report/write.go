@@ -45,7 +45,7 @@ func WriteAll(dir string, r *Report, gr types.Report) error {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	err := reporters.GenerateJUnitReportWithConfig(gr, filepath.Join(dir, FileJUnit), reporters.JunitReportConfig{
+	err := reporters.GenerateJUnitReportWithConfig(r.junitView(gr), filepath.Join(dir, FileJUnit), reporters.JunitReportConfig{
 		OmitLeafNodeType:          true,
 		OmitTimelinesForSpecState: types.SpecStatePassed | types.SpecStateSkipped | types.SpecStatePending,
 	})
@@ -53,6 +53,42 @@ func WriteAll(dir string, r *Report, gr types.Report) error {
 		return fmt.Errorf("report: writing %s: %w", FileJUnit, err)
 	}
 	return nil
+}
+
+// RecommendationPrefix starts the JUnit name of a spec that checks a
+// recommendation, and RecommendationNotMet the message of one it did not
+// meet: such specs are reported as skipped, never as failures, so a CI
+// job reading junit.xml fails only for rules that decide the verdict.
+const (
+	RecommendationPrefix = "[recommendation] "
+	RecommendationNotMet = "recommendation not met (it does not decide the verdict): "
+)
+
+// junitView returns a copy of gr in which the specs of recommendations are
+// named as such and their failures and errors turned into skips that keep
+// the message.
+func (r *Report) junitView(gr types.Report) types.Report {
+	if len(r.Recommendations) == 0 {
+		return gr
+	}
+	rec := map[string]bool{}
+	for _, e := range r.Recommendations {
+		rec[e.ID] = true
+	}
+	out := gr
+	out.SpecReports = make(types.SpecReports, len(gr.SpecReports))
+	for i, sr := range gr.SpecReports {
+		ids := reqIDs(sr.Labels())
+		if len(ids) == 1 && rec[ids[0]] && sr.LeafNodeType.Is(types.NodeTypeIt) {
+			sr.LeafNodeText = RecommendationPrefix + sr.LeafNodeText
+			if sr.State.Is(types.SpecStateFailureStates) {
+				sr.State = types.SpecStateSkipped
+				sr.Failure.Message = RecommendationNotMet + sr.Failure.Message
+			}
+		}
+		out.SpecReports[i] = sr
+	}
+	return out
 }
 
 // WriteJSON writes the canonical JSON report.
@@ -91,6 +127,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if r.LabelFilter != "" {
 		fmt.Fprintf(&b, "- label filter: `%s`\n", r.LabelFilter)
 	}
+	fmt.Fprintf(&b, "- profile: %s%s\n", r.Profile, strictNote(r.Strict))
 	fmt.Fprintf(&b, "- specs: %d (%d ran) in %.1f s\n\n", r.Summary.Specs, r.Summary.Ran, r.Summary.DurationSeconds)
 
 	b.WriteString("| level |")
@@ -121,12 +158,27 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", e.ID, e.Level, e.Status, mdEscape(e.Message))
 		}
 	}
+	if len(r.Recommendations) > 0 {
+		b.WriteString("\n## Recommendations\n\nRules of this toolkit, not of the MCP specification: they never decide the verdict " +
+			"(use the mcptasks profile or strict mode to bind them).\n\n| id | level | status | message |\n|---|---|---|---|\n")
+		for _, e := range r.Recommendations {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", e.ID, e.Level, e.Status, mdEscape(e.Message))
+		}
+	}
 	b.WriteString("\n## All requirements\n\n| id | level | status | specs | summary |\n|---|---|---|---:|---|\n")
 	for _, e := range r.Requirements {
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s |\n", e.ID, e.Level, e.Status, len(e.Specs), mdEscape(e.Summary))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// strictNote says when strict mode is on.
+func strictNote(strict bool) string {
+	if strict {
+		return " (strict: SHOULD requirements and toolkit rules decide the verdict too)"
+	}
+	return ""
 }
 
 // htmlPage is the self-contained HTML report: inline CSS, no scripts, no
@@ -153,7 +205,7 @@ details{margin:.2em 0}
 <h1>MCP tasks conformance</h1>
 <p><span class="verdict v-{{.Summary.Verdict}}">{{.Summary.Verdict}}</span>
  <span class="meta">{{.Mode}} mode{{with .Implementation}} · {{.Name}} {{.Version}}{{end}}{{range .Targets}} · {{.}}{{end}}
- · spec {{.SpecVersion}} · {{.Summary.Specs}} specs ({{.Summary.Ran}} ran) in {{printf "%.1f" .Summary.DurationSeconds}} s
+ · spec {{.SpecVersion}} · profile {{.Profile}}{{if .Strict}} (strict){{end}} · {{.Summary.Specs}} specs ({{.Summary.Ran}} ran) in {{printf "%.1f" .Summary.DurationSeconds}} s
  · {{.Tool.Name}} {{.Tool.Version}}{{with .Tool.Commit}} ({{.}}){{end}} · {{.GeneratedAt.Format "2006-01-02 15:04:05Z07:00"}}</span></p>
 <table><tr><th>level</th>{{range $.Statuses}}<th>{{.}}</th>{{end}}</tr>
 {{range $l := $.Levels}}<tr><th>{{$l}}</th>{{range $s := $.Statuses}}{{$c := count $.R $l $s}}<td class="n{{if $c}} s-{{$s}}{{else}} zero{{end}}">{{$c}}</td>{{end}}</tr>
@@ -164,6 +216,11 @@ details{margin:.2em 0}
 {{range .}}<tr><td><b>{{.ID}}</b><br><span class="meta">{{.Summary}}</span></td><td>{{.Level}}</td><td class="s-{{.Status}}">{{.Status}}</td>
 <td><div class="msg">{{.Message}}</div>{{range .Specs}}{{if ne .Status "pass"}}<details><summary class="s-{{.Status}}">{{.Status}}: {{.Name}}</summary><div class="msg">{{.Message}}{{with .Location}}
 at {{.}}{{end}}</div></details>{{end}}{{end}}</td></tr>
+{{end}}</table>{{end}}
+{{with .Recommendations}}<h2>Recommendations</h2>
+<p class="meta">Rules of this toolkit, not of the MCP specification: they never decide the verdict (use the mcptasks profile or strict mode to bind them).</p>
+<table><tr><th>recommendation</th><th>level</th><th>status</th><th>message</th></tr>
+{{range .}}<tr><td><b>{{.ID}}</b><br><span class="meta">{{.Summary}}</span></td><td>{{.Level}}</td><td class="s-{{.Status}}">{{.Status}}</td><td><div class="msg">{{.Message}}</div></td></tr>
 {{end}}</table>{{end}}
 <h2>All requirements</h2>
 <table><tr><th>requirement</th><th>level</th><th>status</th><th>section</th><th>specs</th></tr>
@@ -201,6 +258,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	for _, e := range r.Failing() {
 		fmt.Fprintf(&b, "  %-14s %-6s %s: %s\n", e.Status, e.Level, e.ID, e.Message)
+	}
+	for _, e := range r.RecommendationsNotMet() {
+		fmt.Fprintf(&b, "  recommendation %-14s %-6s %s: %s\n", e.Status, e.Level, e.ID, e.Message)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
