@@ -436,6 +436,17 @@ func (env *ServerEnv) setup(ctx context.Context) {
 
 	c := env.NewClient(env.Config.URLs[0], env.Config.Headers)
 	init, err := c.Connect(ctx)
+	// A server restarting after a crash (its own, reported by the spec
+	// that caused it) refuses connections for a moment: give it a few
+	// seconds before calling every later spec an error.
+	for deadline := time.Now().Add(5 * time.Second); err != nil && connectionLost(err) && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+		c = env.NewClient(env.Config.URLs[0], env.Config.Headers)
+		init, err = c.Connect(ctx)
+	}
 	if err != nil {
 		HarnessError("cannot initialize a session with %s: %v", env.Config.URLs[0], err)
 	}

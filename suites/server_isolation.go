@@ -111,6 +111,22 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 			env.authorization(ctx).Reason, t.TaskID, t.Status))
 	})
 
+	env.It("sends a task's status notifications only to its own session when the server has no authorization", "MCPT-SESSION-001", func(ctx SpecContext) {
+		env.RequireAnonymous(ctx)
+		other := env.Connect(ctx, env.Config.URLs[0], env.Config.HeadersB)
+		if err := other.OpenStream(ctx); err != nil {
+			NotApplicable("a second session cannot open a GET stream, so nothing could reach it unasked: %v", err)
+		}
+		_ = env.A.OpenStream(ctx)
+		created := env.Sleep(ctx, 100)
+		env.Await(ctx, created.Task.TaskID)
+		time.Sleep(200 * time.Millisecond)
+		for _, n := range other.Notifications() {
+			Expect(string(n.Params())).NotTo(ContainSubstring(created.Task.TaskID),
+				"%s; a second session received %s about task %s of the first session", env.authorization(ctx).Reason, n.Method, created.Task.TaskID)
+		}
+	})
+
 	env.It("delivers a task's elicitation only to the identity that owns the task", "TASKS-ELICIT-009", func(ctx SpecContext) {
 		if len(env.Config.HeadersB) == 0 {
 			NotSupported("no second identity configured (headers for identity B)")
