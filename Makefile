@@ -6,7 +6,7 @@ SCHEMA_SHA = $(shell awk '/^sha256:/{print $$2}' schema/SOURCE)
 SCHEMA_URL = $(shell awk '/^raw:/{print $$2}' schema/SOURCE)
 TEST_FLAGS ?= -race -count=1 -timeout 45m
 
-.PHONY: all schema generate verify-generate test lint bench fuzz conformance clean
+.PHONY: all schema generate verify-generate test lint bench fuzz conformance trials clean
 
 all: verify-generate lint test
 
@@ -52,5 +52,9 @@ bench:
 conformance:
 	$(GO) run ./cmd/conformance
 
+## trials: certify the TypeScript SDK and mcp-go examples (needs npm and the Go proxy; not part of test)
+trials:
+	bash cmd/conformance/testdata/trials.sh
+
 clean:
-	rm -rf conformance-results $(SCHEMA)
+	rm -rf conformance-results trial-results $(SCHEMA)
