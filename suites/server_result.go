@@ -90,6 +90,12 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 			NotSupported("the rpc_error fixture %q did not end in a JSON-RPC error when called without a task (it succeeded); "+
 				"this spec needs a tool whose call fails at the JSON-RPC level", name)
 		}
+		if want.Code == -32601 {
+			// Refused before the tool ran (a tool that only runs as a
+			// task): there is no error of the tool to compare with.
+			NotSupported("the plain call of the rpc_error fixture %q was refused with -32601 (%q): the tool did not run, "+
+				"so there is no JSON-RPC error of the tool to compare tasks/result with", name, want.Message)
+		}
 		created := env.CreateOn(ctx, env.A, FixtureRPCError, map[string]any{"ms": 0}, nil)
 		_, err := env.A.Result(ctx, created.Task.TaskID)
 		var got *client.RPCError
@@ -123,6 +129,20 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 				"so it holds no outcome of the tool; the early end is judged by TASKS-XPORT-021", final.StatusMessage)
 		}
 		payload, err := env.A.Result(ctx, created.Task.TaskID)
+		var rpc *client.RPCError
+		if errors.As(err, &rpc) {
+			// A JSON-RPC error is a legal final outcome too. It breaks
+			// this rule only if the tool's own outcome is an isError
+			// result, which only a plain call of the tool can show.
+			plain, perr := env.A.CallTool(ctx, env.Config.ToolName(FixtureToolError), env.Args(FixtureToolError, map[string]any{"ms": 0}))
+			if perr != nil {
+				NotSupported("tasks/result of the tool_error task (status %s) gave JSON-RPC error %d %q, and the tool cannot show its own "+
+					"outcome without a task (the plain call gave %v): whether that error is the tool's outcome cannot be judged",
+					final.Status, rpc.Code, rpc.Message, perr)
+			}
+			Fail(fmt.Sprintf("tasks/result of the tool_error task (status %s) gave JSON-RPC error %d %q, but the same call without a task "+
+				"returns a result: %s", final.Status, rpc.Code, rpc.Message, plain))
+		}
 		checkCall(err, "tasks/result of the isError tool task (status %s)", final.Status)
 		var res struct {
 			IsError bool `json:"isError"`

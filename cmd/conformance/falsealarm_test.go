@@ -130,7 +130,6 @@ type outcome struct {
 	status  report.Status
 	msg     string // a part of the message, if set
 	apart   bool   // listed among the recommendations
-	notFail bool   // only: anything but fail
 }
 
 func TestFalseAlarmsStayAway(t *testing.T) {
@@ -253,6 +252,26 @@ func TestFalseAlarmsStayAway(t *testing.T) {
 				},
 			},
 			want: []outcome{{id: "TASKS-ERR-008", status: report.StatusNotSupported, msg: "on its own"}},
+		},
+		{
+			// mcp-go refuses a plain call of an "optional" task tool with
+			// -32601: the tool never runs, so its error cannot be compared.
+			name: "refuses plain calls of an optional task tool", target: authed.URL,
+			args: append([]string{"--label-filter", "req:TASKS-ERR-008"}, withTokens...), exit: 0,
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				var p struct {
+					Name string          `json:"name"`
+					Task json.RawMessage `json:"task"`
+				}
+				if req.Method != "tools/call" || json.Unmarshal(req.Params, &p) != nil || len(p.Task) > 0 || p.Name != "fixture_rpc_error" {
+					return false
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID,
+					"error": map[string]any{"code": -32601, "message": "tool does not support synchronous execution"}})
+				return true
+			}},
+			want: []outcome{{id: "TASKS-ERR-008", status: report.StatusNotSupported, msg: "refused with -32601"}},
 		},
 		{
 			// mcp-go has no authorization at all; identity B is only a

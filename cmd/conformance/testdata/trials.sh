@@ -55,7 +55,8 @@ if [ "$want" = all ] || [ "$want" = mcp-go ]; then
   trial mcp-go http://localhost:8080/mcp \
     --fixture sleep_required=process_batch --fixture-arg sleep_required.ms=delay/1000 \
     --fixture-const 'sleep_required.items=["a"]' \
-    --fixture forbidden=quick_check --fixture-const 'forbidden.input="x"' || status=1
+    --fixture forbidden=quick_check --fixture-const 'forbidden.input="x"' \
+    --fixture rpc_error=analyze_data --fixture-arg rpc_error.ms= --fixture-const 'rpc_error.data=""' || status=1
 fi
 if [ "$want" = all ] || [ "$want" = typescript-sdk ]; then
   PORT=3917 trial typescript-sdk http://localhost:3917/mcp \

@@ -9,7 +9,12 @@
 #   go run ./cmd/conformance --server http://localhost:8080/mcp \
 #     --fixture sleep_required=process_batch --fixture-arg sleep_required.ms=delay/1000 \
 #     --fixture-const 'sleep_required.items=["a"]' \
-#     --fixture forbidden=quick_check --fixture-const 'forbidden.input="x"'
+#     --fixture forbidden=quick_check --fixture-const 'forbidden.input="x"' \
+#     --fixture rpc_error=analyze_data --fixture-arg rpc_error.ms= --fixture-const 'rpc_error.data=""'
+#
+# (analyze_data with empty data fails with a JSON-RPC error; the example has
+# no tool that returns an isError result.) cmd/conformance/testdata/trials.sh
+# runs this and the TypeScript trial with one command.
 set -euo pipefail
 
 VERSION="${MCP_GO_VERSION:-v1.2.1}"
