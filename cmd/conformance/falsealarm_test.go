@@ -126,10 +126,10 @@ func entryOf(r *report.Report, id string) (report.Entry, bool, bool) {
 
 // outcome is what one requirement must come out as.
 type outcome struct {
-	id      string
-	status  report.Status
-	msg     string // a part of the message, if set
-	apart   bool   // listed among the recommendations
+	id     string
+	status report.Status
+	msg    string // a part of the message, if set
+	apart  bool   // listed among the recommendations
 }
 
 func TestFalseAlarmsStayAway(t *testing.T) {
