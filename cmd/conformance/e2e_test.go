@@ -131,6 +131,11 @@ func TestReferenceThroughTheBinary(t *testing.T) {
 	if len(r.Requirements) < 50 {
 		t.Errorf("only %d requirements reported", len(r.Requirements))
 	}
+	// The reference server is the toolkit's own: its rules bind there.
+	if r.Profile != report.ProfileToolkit || len(r.Recommendations) != 0 {
+		t.Errorf("profile %q with %d recommendations, want %q with the toolkit rules among the requirements",
+			r.Profile, len(r.Recommendations), report.ProfileToolkit)
+	}
 }
 
 func TestUnreachableServerIsAHarnessError(t *testing.T) {
