@@ -4,6 +4,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/mcptasks/mcptasks/suites"
 )
 
 func TestFlagsAndEnvironment(t *testing.T) {
@@ -43,6 +45,20 @@ func TestFlagsAndEnvironment(t *testing.T) {
 		{name: "bad duration in environment", env: map[string]string{EnvPrefix + "TIMEOUT": "soon"}, wantErr: true},
 		{name: "bad bool in environment", env: map[string]string{EnvPrefix + "STRICT": "maybe"}, wantErr: true},
 		{name: "stray argument", args: []string{"x"}, wantErr: true},
+		{name: "profile and auth contexts", args: []string{"--profile", "mcptasks", "--auth-contexts", "yes"},
+			check: func(t *testing.T, c *config) {
+				if c.profile != "mcptasks" || c.authContexts != "yes" {
+					t.Errorf("profile %q, auth contexts %q", c.profile, c.authContexts)
+				}
+			}},
+		{name: "profile from the environment", env: map[string]string{EnvPrefix + "PROFILE": "mcp", EnvPrefix + "AUTH_CONTEXTS": "no"},
+			check: func(t *testing.T, c *config) {
+				if c.profile != "mcp" || c.authContexts != "no" {
+					t.Errorf("profile %q, auth contexts %q", c.profile, c.authContexts)
+				}
+			}},
+		{name: "unknown profile", args: []string{"--profile", "lenient"}, wantErr: true},
+		{name: "unknown auth contexts", args: []string{"--auth-contexts", "perhaps"}, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,6 +86,9 @@ func TestServerConfigFromFlags(t *testing.T) {
 	}
 	if sc.Headers.Get("Authorization") != "Bearer a" || sc.HeadersB.Get("Authorization") != "Bearer b" {
 		t.Errorf("headers: %v %v", sc.Headers, sc.HeadersB)
+	}
+	if sc.AuthContexts != suites.AuthContextsAuto {
+		t.Errorf("auth contexts %q, want auto by default", sc.AuthContexts)
 	}
 	if sc.ToolName("sleep") != "delay" || sc.ToolName("input") != "fixture_input" {
 		t.Errorf("tool names: %q %q", sc.ToolName("sleep"), sc.ToolName("input"))
