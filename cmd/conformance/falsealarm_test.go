@@ -168,7 +168,7 @@ func TestFalseAlarmsStayAway(t *testing.T) {
 	}{
 		{
 			// Both SDKs grant a requested ttl of 0 as 0, which the spec
-			// allows ("MAY override"); only the toolkit's rule frowns on it.
+			// allows (a receiver may grant another ttl than asked); only the toolkit's rule frowns on it.
 			name: "grants a requested ttl of 0 as 0", target: authed.URL,
 			args: append([]string{"--label-filter", "req:MCPT-TTLREQ-001"}, withTokens...), exit: 0,
 			b: breakage{
