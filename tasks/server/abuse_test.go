@@ -510,3 +510,52 @@ func lowFDChild() {
 	_ = inst.Close(ctx)
 	os.Exit(0)
 }
+
+// When every connection is busy answering (here two SSE streams), a new
+// connection gets HTTP 503 at once instead of waiting.
+func TestConnCapAllBusyAnswers503(t *testing.T) {
+	inst := start(t, reference.Options{ListenOptions: []server.ListenOption{server.WithMaxConns(2)}})
+	ctx := testCtx(t)
+	for range 2 {
+		hc := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
+		t.Cleanup(hc.CloseIdleConnections)
+		c := connect(t, inst.URL, client.WithHTTPClient(hc))
+		if err := c.OpenStream(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 10*time.Second, "both streams to be busy", func() bool {
+		open, _, _ := inst.Listener().ConnStats()
+		return open == 2
+	})
+	u, _ := url.Parse(inst.URL)
+	c, err := net.DialTimeout("tcp", u.Host, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	status, closed := readAnswer(t, c, 10*time.Second)
+	if status != http.StatusServiceUnavailable || !closed {
+		t.Errorf("HTTP %d, closed %v; want 503 and closed", status, closed)
+	}
+	if _, _, refused := inst.Listener().ConnStats(); refused != 1 {
+		t.Errorf("%d refusals counted, want 1", refused)
+	}
+}
+
+// GET and DELETE carry no body: one is refused without being read.
+func TestBodyOnGetRefused(t *testing.T) {
+	inst := start(t, reference.Options{})
+	c := connect(t, inst.URL)
+	req, _ := http.NewRequest(http.MethodGet, inst.URL, strings.NewReader("x"))
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(server.HeaderSessionID, c.SessionID())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("GET with a body: HTTP %d", resp.StatusCode)
+	}
+}
