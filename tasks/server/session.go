@@ -42,6 +42,8 @@ type session struct {
 	// ident is what the per-identity session cap counts the session
 	// under (see identityKey); "" for stdio.
 	ident string
+	// capped: counted in the session caps (guarded by Server.mu).
+	capped bool
 
 	ctx       context.Context
 	end       context.CancelFunc

@@ -85,6 +85,7 @@ func (s *Server) admitSession(sess *session) error {
 	}
 	s.perIdentity[sess.ident]++
 	s.httpSessions++
+	sess.capped = true
 	s.insertLocked(sess)
 	return nil
 }
@@ -121,7 +122,8 @@ func (s *Server) removeLocked(sess *session) bool {
 	} else {
 		s.byOwner[sess.owner] = list
 	}
-	if !sess.pinned {
+	if sess.capped {
+		sess.capped = false
 		s.httpSessions--
 		if n := s.perIdentity[sess.ident] - 1; n > 0 {
 			s.perIdentity[sess.ident] = n
