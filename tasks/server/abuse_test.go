@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -74,6 +75,24 @@ func wantLimitError(t testing.TB, status int, body []byte, wantStatus int, conta
 	}
 }
 
+// lockedBuffer is a bytes.Buffer safe for concurrent use.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // rssKB reads the process's resident set size (Linux), 0 if unknown.
 func rssKB() int64 {
 	b, err := os.ReadFile("/proc/self/status")
@@ -93,7 +112,11 @@ func rssKB() int64 {
 // memory stays bounded and a client from another address is served.
 func TestSessionFloodIsBounded(t *testing.T) {
 	const perIdentity = 2000
-	inst := start(t, reference.Options{ServerOptions: []server.Option{server.WithMaxSessionsPerIdentity(perIdentity)}})
+	var logs lockedBuffer
+	inst := start(t, reference.Options{
+		Logger:        slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		ServerOptions: []server.Option{server.WithMaxSessionsPerIdentity(perIdentity)},
+	})
 	attempts := 60_000
 	if raceEnabled || testing.Short() {
 		attempts = 12_000 // the race detector makes each request ~10x dearer
@@ -157,6 +180,11 @@ func TestSessionFloodIsBounded(t *testing.T) {
 	// 2000 sessions must fit in a few MB; unbounded, 60 000 took 820 MB.
 	if growth > 32<<20 {
 		t.Errorf("heap grew by %d MB for %d sessions", growth>>20, perIdentity)
+	}
+
+	// The refusals are logged by sample, not one line each.
+	if n := strings.Count(logs.String(), "session refused"); n == 0 || n > attempts/1000+1 {
+		t.Errorf("%d log lines for %d refusals", n, attempts-perIdentity)
 	}
 
 	// Another client (another address) still gets a session and a task.

@@ -293,11 +293,11 @@ func (s *Server) toolsCall(c *call) (any, error) {
 		opts = append(opts, tasks.WithProgress(s.progressFor(c.sess, token)))
 	}
 	if err := s.retained.check(c.owner, s.engine.Config().Now().UnixMilli()); err != nil {
-		s.log.Warn("task creation refused", "owner", c.owner, "reason", err.Error())
+		s.logRefusal("task creation refused", "owner", c.owner, "reason", err.Error())
 		return nil, err
 	}
 	if !s.active.acquire(s.maxActive) {
-		s.log.Warn("task creation refused", "owner", c.owner, "reason", "active task limit", "max_active_tasks", s.maxActive)
+		s.logRefusal("task creation refused", "owner", c.owner, "reason", "active task limit", "max_active_tasks", s.maxActive)
 		return nil, limitErr(fmt.Sprintf("task limit reached: this server already runs %d tasks, its limit for all requestors; retry when some finish", s.maxActive))
 	}
 	var started atomic.Bool

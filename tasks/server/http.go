@@ -229,7 +229,7 @@ func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *en
 	if sess.protocolVersion() != "" {
 		if err := s.admitSession(sess); err != nil {
 			le, _ := isSessionLimit(err)
-			s.log.Warn("session refused", "reason", err.Error(), "identity", ident)
+			s.logRefusal("session refused", "reason", err.Error(), "identity", ident)
 			if le.status == http.StatusServiceUnavailable {
 				w.Header().Set("Retry-After", "10")
 			}

@@ -148,6 +148,7 @@ type Server struct {
 	maxActive      int
 	active         activeSlots
 	retained       retainedTasks
+	refusals       atomic.Int64 // limit refusals, for log sampling
 
 	mu           sync.RWMutex
 	sessions     map[string]*session

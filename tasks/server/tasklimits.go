@@ -62,6 +62,19 @@ const CodeLimitExceeded = tasks.CodeLimitExceeded
 
 func limitErr(msg string) *tasks.RPCError { return rpcErr(CodeLimitExceeded, msg) }
 
+// logRefusal logs a limit refusal: at warning level for the first one and
+// every 1000th (with the running count), at debug level otherwise, so a
+// flood of refused requests cannot flood the log too.
+func (s *Server) logRefusal(msg string, attrs ...any) {
+	n := s.refusals.Add(1)
+	attrs = append(attrs, "refusals_so_far", n)
+	if n == 1 || n%1000 == 0 {
+		s.log.Warn(msg, attrs...)
+		return
+	}
+	s.log.Debug(msg, attrs...)
+}
+
 // activeSlots counts the tasks whose work runs on this server.
 type activeSlots struct {
 	n atomic.Int64
