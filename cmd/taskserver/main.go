@@ -47,6 +47,7 @@ type options struct {
 	maxConns                                 int
 	headerTimeout, bodyTimeout, connIdle     time.Duration
 	maxActive, maxRetained, maxRetainedTotal int
+	maxWaiting                               int
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -77,6 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.headerTimeout, "header-timeout", server.DefaultReadHeaderTimeout, "how long a client may take to send request headers")
 	fs.DurationVar(&o.bodyTimeout, "body-timeout", server.DefaultBodyTimeout, "how long a client may take to send a request body (negative: no limit)")
 	fs.DurationVar(&o.connIdle, "conn-idle", server.DefaultConnIdleTimeout, "close kept-alive connections idle this long")
+	fs.IntVar(&o.maxWaiting, "max-waiting-per-identity", server.DefaultMaxWaitingPerIdentity, "maximum waiting HTTP requests (tools/call, tasks/result, GET streams) per bearer subject or client IP (negative: no cap)")
 	fs.IntVar(&o.maxActive, "max-active-tasks", server.DefaultMaxActiveTasks, "maximum tasks running on this instance, all requestors together (negative: no cap)")
 	fs.IntVar(&o.maxRetained, "max-retained-tasks", server.DefaultMaxRetainedTasksPerOwner, "maximum unexpired tasks, finished ones included, per requestor on this instance (negative: no cap)")
 	fs.IntVar(&o.maxRetainedTotal, "max-retained-tasks-total", server.DefaultMaxRetainedTasks, "maximum unexpired tasks on this instance, all requestors together (negative: no cap)")
@@ -142,7 +144,7 @@ func serve(o options, log *slog.Logger, stdin io.Reader, stdout io.Writer) error
 	sopts := []server.Option{server.WithLogger(log), server.WithMaxBodyBytes(o.maxBody), server.WithAllowAnonymous(o.allowAnonymous),
 		server.WithSessionIdleTimeout(o.sessionIdle), server.WithMaxSessions(o.maxSessions),
 		server.WithMaxSessionsPerIdentity(o.maxSessionsPerIdent), server.WithBodyTimeout(o.bodyTimeout),
-		server.WithMaxActiveTasks(o.maxActive), server.WithMaxRetainedTasks(o.maxRetained, o.maxRetainedTotal)}
+		server.WithMaxWaitingPerIdentity(o.maxWaiting), server.WithMaxActiveTasks(o.maxActive), server.WithMaxRetainedTasks(o.maxRetained, o.maxRetainedTotal)}
 	if o.fixtures {
 		sopts = append(sopts, server.WithFixtures())
 	}

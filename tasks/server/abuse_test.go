@@ -587,3 +587,40 @@ func TestBodyOnGetRefused(t *testing.T) {
 		t.Errorf("GET with a body: HTTP %d", resp.StatusCode)
 	}
 }
+
+// One identity cannot hold more waiting requests (streams, tools/call,
+// tasks/result) than its cap, so it cannot occupy every connection;
+// other identities are not affected.
+func TestWaitingRequestsCapPerIdentity(t *testing.T) {
+	inst := start(t, reference.Options{ServerOptions: []server.Option{server.WithMaxWaitingPerIdentity(3)}})
+	ctx := testCtx(t)
+	var stops []context.CancelFunc
+	for range 3 {
+		c := connect(t, inst.URL)
+		sctx, stop := context.WithCancel(ctx)
+		t.Cleanup(stop)
+		if err := c.OpenStream(sctx); err != nil {
+			t.Fatal(err)
+		}
+		stops = append(stops, stop)
+	}
+	c := connect(t, inst.URL)
+	var he *client.HTTPError
+	if err := c.OpenStream(ctx); !errors.As(err, &he) || he.StatusCode != http.StatusTooManyRequests || !strings.Contains(he.Body, "-32029") {
+		t.Fatalf("a fourth stream: %v, want HTTP 429 with -32029", err)
+	}
+	_, err := c.CallTool(ctx, server.FixtureSleep, map[string]any{"ms": 0})
+	wantCode(t, err, server.CodeLimitExceeded, "request limit reached")
+	if _, err := c.Call(ctx, "ping", nil); err != nil {
+		t.Errorf("a quick request was refused: %v", err)
+	}
+	other := connect(t, inst.URL, client.WithHTTPClient(httpFrom("127.0.0.2")))
+	if _, err := other.CallTool(ctx, server.FixtureSleep, map[string]any{"ms": 0}); err != nil {
+		t.Errorf("another identity was refused: %v", err)
+	}
+	stops[0]()
+	waitFor(t, 10*time.Second, "a slot to free after a stream ends", func() bool {
+		_, err := c.CallTool(ctx, server.FixtureSleep, map[string]any{"ms": 0})
+		return err == nil
+	})
+}

@@ -74,6 +74,12 @@ func (s *Server) dispatch(c *call) []byte {
 		return appendError(nil, c.id, rpcErr(tasks.CodeInvalidRequest, "the session is not initialized: send initialize first"))
 	}
 	if longRunning(c.method) {
+		release, ok := s.waiting.acquire(c.sess.ident)
+		if !ok {
+			s.logRefusal("request refused", "identity", c.sess.ident, "method", c.method, "max_waiting_per_identity", s.waiting.max)
+			return appendError(nil, c.id, waitingLimitErr(s.waiting.max))
+		}
+		defer release()
 		ctx, cancel := context.WithCancelCause(c.ctx)
 		defer cancel(nil)
 		untrack := c.sess.track(c.id, cancel)

@@ -440,6 +440,13 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 	if sess == nil {
 		return
 	}
+	release, ok := s.waiting.acquire(sess.ident)
+	if !ok {
+		s.logRefusal("stream refused", "identity", sess.ident, "max_waiting_per_identity", s.waiting.max)
+		httpError(w, http.StatusTooManyRequests, nil, waitingLimitErr(s.waiting.max))
+		return
+	}
+	defer release()
 	connServing(r.Context())
 	if last := r.Header.Get("Last-Event-ID"); last != "" && !strings.HasPrefix(last, streamGET) {
 		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest,

@@ -149,6 +149,7 @@ type Server struct {
 	active         activeSlots
 	retained       retainedTasks
 	refusals       atomic.Int64 // limit refusals, for log sampling
+	waiting        identSlots
 
 	mu           sync.RWMutex
 	sessions     map[string]*session
@@ -183,6 +184,7 @@ func New(engine *tasks.Engine, opts ...Option) (*Server, error) {
 			total:    DefaultMaxRetainedTasks,
 			owners:   make(map[tasks.Owner]int),
 		},
+		waiting:     identSlots{max: DefaultMaxWaitingPerIdentity, n: make(map[string]int)},
 		info:        Implementation{Name: "mcptasks-reference", Version: "0.1.0"},
 		sessions:    make(map[string]*session),
 		byOwner:     make(map[tasks.Owner][]*session),

@@ -183,3 +183,61 @@ func (r *retainedTasks) count(now int64) int {
 	r.pruneLocked(now)
 	return len(r.all)
 }
+
+// DefaultMaxWaitingPerIdentity caps the HTTP requests of one identity that
+// may wait at the same time: tools/call and tasks/result in progress and
+// open GET streams. Each holds a connection, so without it one client
+// could occupy every connection the listener allows.
+const DefaultMaxWaitingPerIdentity = 256
+
+// WithMaxWaitingPerIdentity caps the HTTP requests one identity (bearer
+// subject, or client IP without a token) may have waiting at once:
+// tools/call and tasks/result calls in progress and open GET streams. A
+// call past the cap fails with CodeLimitExceeded, a GET with HTTP 429.
+// Zero keeps DefaultMaxWaitingPerIdentity; negative removes the cap.
+// Stdio is not affected.
+func WithMaxWaitingPerIdentity(n int) Option {
+	return func(s *Server) {
+		if n != 0 {
+			s.waiting.max = n
+		}
+	}
+}
+
+// identSlots counts waiting requests per identity.
+type identSlots struct {
+	max int
+
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// acquire takes a slot for ident ("" is never counted); the returned
+// release must be called once. ok is false at the cap.
+func (w *identSlots) acquire(ident string) (release func(), ok bool) {
+	if ident == "" || w.max <= 0 {
+		return func() {}, true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.n[ident] >= w.max {
+		return nil, false
+	}
+	w.n[ident]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			if v := w.n[ident] - 1; v > 0 {
+				w.n[ident] = v
+			} else {
+				delete(w.n, ident)
+			}
+		})
+	}, true
+}
+
+func waitingLimitErr(max int) *tasks.RPCError {
+	return limitErr(fmt.Sprintf("request limit reached: you already have %d requests waiting (tools/call, tasks/result, GET streams); let some finish first", max))
+}
