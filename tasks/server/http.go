@@ -227,9 +227,8 @@ func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *en
 	c := &call{ctx: r.Context(), sess: sess, owner: owner, id: msg.ID, method: msg.Method, params: msg.Params, out: noStream{}}
 	resp := s.dispatch(c)
 	if sess.protocolVersion() != "" {
-		if err := s.admitSession(sess); err != nil {
-			le, _ := isSessionLimit(err)
-			s.logRefusal("session refused", "reason", err.Error(), "identity", ident)
+		if le := s.admitSession(sess); le != nil {
+			s.logRefusal("session refused", "reason", le.msg, "identity", ident)
 			if le.status == http.StatusServiceUnavailable {
 				w.Header().Set("Retry-After", "10")
 			}

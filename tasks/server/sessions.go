@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -49,7 +48,7 @@ func WithMaxSessionsPerIdentity(n int) Option {
 	}
 }
 
-// errSessionLimit is the refusal of a new session, with the HTTP status to
+// sessionLimitError is the refusal of a new session, with the HTTP status to
 // answer it with.
 type sessionLimitError struct {
 	status int
@@ -71,8 +70,9 @@ func identityKey(r *http.Request, subject string) string {
 	return "ip:" + host
 }
 
-// admitSession registers an HTTP session unless a session cap is reached.
-func (s *Server) admitSession(sess *session) error {
+// admitSession registers an HTTP session unless a session cap is reached;
+// the refusal says which, with its HTTP status.
+func (s *Server) admitSession(sess *session) *sessionLimitError {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.maxSessions > 0 && s.httpSessions >= s.maxSessions {
@@ -244,11 +244,4 @@ func (s *Server) onStatus(rec tasks.Record) {
 	for _, sess := range targets {
 		sess.push(msg)
 	}
-}
-
-// isSessionLimit reports whether err refuses a session for a cap.
-func isSessionLimit(err error) (*sessionLimitError, bool) {
-	var le *sessionLimitError
-	ok := errors.As(err, &le)
-	return le, ok
 }
