@@ -624,3 +624,16 @@ func TestWaitingRequestsCapPerIdentity(t *testing.T) {
 		return err == nil
 	})
 }
+
+// Sessions forgotten for idleness free their place under the caps, with
+// no other traffic needed to trigger the sweep.
+func TestIdleSessionsFreeTheirPlace(t *testing.T) {
+	inst := start(t, reference.Options{ServerOptions: []server.Option{
+		server.WithMaxSessionsPerIdentity(2), server.WithSessionIdleTimeout(200 * time.Millisecond)}})
+	connect(t, inst.URL)
+	connect(t, inst.URL)
+	status, _, body := post(t, http.DefaultClient, inst.URL, initBody)
+	wantLimitError(t, status, body, http.StatusTooManyRequests, "session limit reached")
+	waitFor(t, 10*time.Second, "idle sessions to be swept", func() bool { return inst.Server.SessionCount() == 0 })
+	connect(t, inst.URL)
+}
