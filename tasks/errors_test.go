@@ -17,7 +17,7 @@ func TestRPCCode(t *testing.T) {
 		{&Error{Op: "cancel", TaskID: "t", Status: StatusCompleted, Target: StatusCancelled, Err: ErrInvalidTransition}, CodeInvalidParams},
 		{fmt.Errorf("list: %w", ErrInvalidCursor), CodeInvalidParams},
 		{ErrVariablesTooLarge, CodeInvalidParams},
-		{ErrLimit, CodeInternalError},
+		{ErrLimit, CodeLimitExceeded},
 		{errors.New("connection refused"), CodeInternalError},
 		{fmt.Errorf("wrapped: %w", &RPCError{Code: -32001, Message: "custom"}), -32001},
 	}

@@ -41,6 +41,13 @@ type options struct {
 	origins                       string
 	shutdownGrace                 time.Duration
 	sessionIdle                   time.Duration
+
+	anonymousRemote                          bool
+	maxSessions, maxSessionsPerIdent         int
+	maxConns                                 int
+	headerTimeout, bodyTimeout, connIdle     time.Duration
+	maxActive, maxRetained, maxRetainedTotal int
+	maxWaiting                               int
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -64,6 +71,17 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.origins, "allow-origin", "", "comma-separated extra Origin values to accept (loopback origins always are)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&o.sessionIdle, "session-idle", 30*time.Minute, "forget HTTP sessions idle this long (no request, stream or request in flight)")
+	fs.BoolVar(&o.anonymousRemote, "allow-anonymous-remote", false, "with --allow-remote, allow serving without --tokens: anyone who reaches the port may use the server")
+	fs.IntVar(&o.maxSessions, "max-sessions", server.DefaultMaxSessions, "maximum open HTTP sessions (negative: no cap)")
+	fs.IntVar(&o.maxSessionsPerIdent, "max-sessions-per-identity", server.DefaultMaxSessionsPerIdentity, "maximum open HTTP sessions per bearer subject, or per client IP address without a token (negative: no cap)")
+	fs.IntVar(&o.maxConns, "max-conns", server.DefaultMaxConns, "maximum open client connections; lowered to fit the open-file limit (negative: no cap)")
+	fs.DurationVar(&o.headerTimeout, "header-timeout", server.DefaultReadHeaderTimeout, "how long a client may take to send request headers")
+	fs.DurationVar(&o.bodyTimeout, "body-timeout", server.DefaultBodyTimeout, "how long a client may take to send a request body (negative: no limit)")
+	fs.DurationVar(&o.connIdle, "conn-idle", server.DefaultConnIdleTimeout, "close kept-alive connections idle this long")
+	fs.IntVar(&o.maxWaiting, "max-waiting-per-identity", server.DefaultMaxWaitingPerIdentity, "maximum waiting HTTP requests (tools/call, tasks/result, GET streams) per bearer subject or client IP (negative: no cap)")
+	fs.IntVar(&o.maxActive, "max-active-tasks", server.DefaultMaxActiveTasks, "maximum tasks running on this instance, all requestors together (negative: no cap)")
+	fs.IntVar(&o.maxRetained, "max-retained-tasks", server.DefaultMaxRetainedTasksPerOwner, "maximum unexpired tasks, finished ones included, per requestor on this instance (negative: no cap)")
+	fs.IntVar(&o.maxRetainedTotal, "max-retained-tasks-total", server.DefaultMaxRetainedTasks, "maximum unexpired tasks on this instance, all requestors together (negative: no cap)")
 	fs.DurationVar(&o.shutdownGrace, "shutdown-grace", 10*time.Second, "how long shutdown waits for requests and tasks")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -98,8 +116,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func serve(o options, log *slog.Logger, stdin io.Reader, stdout io.Writer) error {
-	if !o.stdio && !o.allowRemote {
-		if err := checkLoopback(o.addr); err != nil {
+	if !o.stdio {
+		if err := checkExposure(o, log); err != nil {
 			return err
 		}
 	}
@@ -113,15 +131,20 @@ func serve(o options, log *slog.Logger, stdin io.Reader, stdout io.Writer) error
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	// The store URL may hold a password: only its redacted form is ever
+	// logged or shown (storeurl's errors are redacted too).
+	storeName := storeurl.Redact(o.store)
 	store, err := storeurl.Open(ctx, o.store, cfg)
 	if err != nil {
-		return fmt.Errorf("opening store %q: %w", o.store, err)
+		return fmt.Errorf("opening store %q: %w", storeName, err)
 	}
 	defer store.Close()
 	engine := tasks.NewEngine(store, cfg, tasks.WithLogger(log),
 		tasks.WithLeaseDuration(o.leaseDuration), tasks.WithReapInterval(o.reapInterval))
 	sopts := []server.Option{server.WithLogger(log), server.WithMaxBodyBytes(o.maxBody), server.WithAllowAnonymous(o.allowAnonymous),
-		server.WithSessionIdleTimeout(o.sessionIdle)}
+		server.WithSessionIdleTimeout(o.sessionIdle), server.WithMaxSessions(o.maxSessions),
+		server.WithMaxSessionsPerIdentity(o.maxSessionsPerIdent), server.WithBodyTimeout(o.bodyTimeout),
+		server.WithMaxWaitingPerIdentity(o.maxWaiting), server.WithMaxActiveTasks(o.maxActive), server.WithMaxRetainedTasks(o.maxRetained, o.maxRetainedTotal)}
 	if o.fixtures {
 		sopts = append(sopts, server.WithFixtures())
 	}
@@ -146,21 +169,48 @@ func serve(o options, log *slog.Logger, stdin io.Reader, stdout io.Writer) error
 	}
 
 	if o.stdio {
-		log.Info("serving MCP over stdio", "store", o.store, "fixtures", o.fixtures)
+		log.Info("serving MCP over stdio", "store", storeName, "fixtures", o.fixtures)
 		err := srv.ServeStdio(ctx, stdin, stdout)
 		return errors.Join(err, closeEngine())
 	}
-	ln, err := server.Listen(srv, o.addr)
+	ln, err := server.Listen(srv, o.addr, server.WithMaxConns(o.maxConns),
+		server.WithReadHeaderTimeout(o.headerTimeout), server.WithConnIdleTimeout(o.connIdle))
 	if err != nil {
 		return err
 	}
-	log.Info("serving MCP over Streamable HTTP", "url", ln.URL, "store", o.store, "fixtures", o.fixtures,
-		"tokens", o.tokens != "", "max_tasks_per_owner", cfg.MaxTasksPerOwner, "max_ttl", cfg.MaxTTL, "default_ttl", cfg.DefaultTTL)
+	log.Info("serving MCP over Streamable HTTP", "url", ln.URL, "store", storeName, "fixtures", o.fixtures,
+		"tokens", o.tokens != "", "max_tasks_per_owner", cfg.MaxTasksPerOwner, "max_active_tasks", o.maxActive,
+		"max_retained_tasks", o.maxRetained, "max_sessions", o.maxSessions, "max_sessions_per_identity", o.maxSessionsPerIdent,
+		"max_ttl", cfg.MaxTTL, "default_ttl", cfg.DefaultTTL)
 	<-ctx.Done()
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownGrace)
 	defer cancel()
 	return errors.Join(ln.Close(sctx), closeEngine())
+}
+
+// checkExposure refuses listen addresses outside loopback unless
+// --allow-remote is given, and refuses serving them to anyone without a
+// token unless --allow-anonymous-remote says so, with a loud warning.
+func checkExposure(o options, log *slog.Logger) error {
+	if err := checkLoopback(o.addr); err == nil {
+		return nil
+	} else if !o.allowRemote {
+		return err
+	}
+	open := o.tokens == "" || o.allowAnonymous
+	switch {
+	case open && !o.anonymousRemote && o.tokens == "":
+		return fmt.Errorf("--allow-remote without --tokens would let anyone who reaches %s use this server; "+
+			"pass --tokens FILE, or --allow-anonymous-remote if that is really wanted", o.addr)
+	case open && !o.anonymousRemote:
+		return fmt.Errorf("--allow-remote with --allow-anonymous lets anyone who reaches %s use this server without a token; "+
+			"add --allow-anonymous-remote if that is really wanted", o.addr)
+	case open:
+		log.Warn("SERVING WITHOUT AUTHENTICATION ON A NON-LOOPBACK ADDRESS: anyone who can reach it can create tasks; only the session, connection and task caps protect it",
+			"addr", o.addr)
+	}
+	return nil
 }
 
 // checkLoopback refuses listen addresses outside loopback.

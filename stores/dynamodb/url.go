@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mcptasks/mcptasks/internal/redact"
 	"github.com/mcptasks/mcptasks/tasks"
 )
 
@@ -22,7 +23,9 @@ var tableNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
 // configuration without. create=1 creates the table (EnsureTable); without
 // it the table must exist and is checked (CheckTable). native_ttl=0 keeps
 // create from enabling DynamoDB's TTL.
-func OpenURL(ctx context.Context, spec string, cfg tasks.Config) (*Store, error) {
+func OpenURL(ctx context.Context, spec string, cfg tasks.Config) (_ *Store, err error) {
+	// An endpoint may carry credentials: errors never show them.
+	defer func() { err = redact.Error(err, spec) }()
 	u, err := url.Parse(spec)
 	if err != nil {
 		return nil, fmt.Errorf("dynamodb: store URL %q: %w", spec, err)

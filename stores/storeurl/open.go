@@ -16,8 +16,17 @@ import (
 	"github.com/mcptasks/mcptasks/tasks"
 )
 
-// Open opens the store that spec names, configured with cfg.
+// Open opens the store that spec names, configured with cfg. Its errors
+// never show the credentials spec holds (see Redact).
 func Open(ctx context.Context, spec string, cfg tasks.Config) (tasks.Store, error) {
+	st, err := open(ctx, spec, cfg)
+	if err != nil {
+		return nil, redactErr(err, spec)
+	}
+	return st, nil
+}
+
+func open(ctx context.Context, spec string, cfg tasks.Config) (tasks.Store, error) {
 	scheme, _, _ := strings.Cut(spec, ":")
 	switch scheme {
 	case "memory":
@@ -31,5 +40,5 @@ func Open(ctx context.Context, spec string, cfg tasks.Config) (tasks.Store, erro
 	case "dynamodb":
 		return openDynamoDB(ctx, spec, cfg)
 	}
-	return nil, fmt.Errorf("storeurl: unknown store %q: want memory, sqlite:PATH, postgres://…, redis://… or dynamodb://TABLE?…", spec)
+	return nil, fmt.Errorf("storeurl: unknown store %q: want memory, sqlite:PATH, postgres://…, redis://… or dynamodb://TABLE?…", Redact(spec))
 }

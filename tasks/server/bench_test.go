@@ -3,12 +3,14 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -126,5 +128,67 @@ func BenchmarkTasksGetHandler(b *testing.B) {
 		if w.Code != http.StatusOK {
 			b.Fatalf("HTTP %d %s", w.Code, w.Body)
 		}
+	}
+}
+
+// BenchmarkCreateTaskIdleSessions measures task creation (a task-augmented
+// tools/call whose work ends at once, so every task also sends a status
+// notification) on one session while n other sessions sit idle, each its
+// own owner. With notifications indexed by owner the rate must not depend
+// on n: compare idle=8 with idle=10000.
+func BenchmarkCreateTaskIdleSessions(b *testing.B) {
+	for _, idle := range []int{8, 10_000} {
+		b.Run(fmt.Sprintf("idle=%d", idle), func(b *testing.B) {
+			inst, err := reference.Start(context.Background(), reference.Options{
+				Config: tasks.Config{MaxTasksPerOwner: -1},
+				ServerOptions: []server.Option{
+					server.WithMaxSessions(-1), server.WithMaxSessionsPerIdentity(-1),
+					server.WithMaxActiveTasks(-1), server.WithMaxRetainedTasks(-1, -1),
+				},
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer inst.Close(context.Background())
+			serve := func(h http.Header, body string) *httptest.ResponseRecorder {
+				req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+				req.Header = h
+				w := httptest.NewRecorder()
+				inst.Server.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatalf("HTTP %d %s", w.Code, w.Body)
+				}
+				return w
+			}
+			base := http.Header{}
+			base.Set("Content-Type", "application/json")
+			base.Set("Accept", "application/json, text/event-stream")
+			const initBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
+			for range idle {
+				serve(base.Clone(), initBody)
+			}
+			h := base.Clone()
+			h.Set(server.HeaderSessionID, serve(base.Clone(), initBody).Header().Get(server.HeaderSessionID))
+			h.Set(server.HeaderProtocolVersion, "2025-11-25")
+			if n := inst.Server.SessionCount(); n != idle+1 {
+				b.Fatalf("%d sessions open, want %d", n, idle+1)
+			}
+			const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fixture_sleep","arguments":{"ms":0},"task":{}}}`
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				w := serve(h, call)
+				if !bytes.Contains(w.Body.Bytes(), []byte(`"taskId"`)) {
+					b.Fatalf("no task: %s", w.Body)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tasks/s")
+			// Let the last tasks finish before the engine closes.
+			deadline := time.Now().Add(30 * time.Second)
+			for inst.Engine.Running() > 0 && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
 	}
 }

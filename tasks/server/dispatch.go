@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcptasks/mcptasks/schema"
@@ -72,6 +74,12 @@ func (s *Server) dispatch(c *call) []byte {
 		return appendError(nil, c.id, rpcErr(tasks.CodeInvalidRequest, "the session is not initialized: send initialize first"))
 	}
 	if longRunning(c.method) {
+		release, ok := s.waiting.acquire(c.sess.ident)
+		if !ok {
+			s.logRefusal("request refused", "identity", c.sess.ident, "method", c.method, "max_waiting_per_identity", s.waiting.max)
+			return appendError(nil, c.id, waitingLimitErr(s.waiting.max))
+		}
+		defer release()
 		ctx, cancel := context.WithCancelCause(c.ctx)
 		defer cancel(nil)
 		untrack := c.sess.track(c.id, cancel)
@@ -290,15 +298,32 @@ func (s *Server) toolsCall(c *call) (any, error) {
 	if hasToken {
 		opts = append(opts, tasks.WithProgress(s.progressFor(c.sess, token)))
 	}
+	if err := s.retained.check(c.owner, s.engine.Config().Now().UnixMilli()); err != nil {
+		s.logRefusal("task creation refused", "owner", c.owner, "reason", err.Error())
+		return nil, err
+	}
+	if !s.active.acquire(s.maxActive) {
+		s.logRefusal("task creation refused", "owner", c.owner, "reason", "active task limit", "max_active_tasks", s.maxActive)
+		return nil, limitErr(fmt.Sprintf("task limit reached: this server already runs %d tasks, its limit for all requestors; retry when some finish", s.maxActive))
+	}
+	var started atomic.Bool
 	rec, err := s.engine.Start(c.ctx, c.owner, tasks.CreateParams{Method: "tools/call", TTL: ttl},
 		func(t tasks.TaskContext) (json.RawMessage, error) {
+			// The slot is held while the work runs, even past a
+			// cancellation, since the work still uses the server.
+			defer s.active.release()
+			started.Store(true)
 			call := *tc
 			call.Task = t
 			return tool.Handler(t, &call)
 		}, opts...)
 	if err != nil {
+		if !started.Load() {
+			s.active.release()
+		}
 		return nil, err
 	}
+	s.retained.add(rec)
 	return schema.CreateTaskResult{Task: tasks.WireTask(rec)}, nil
 }
 

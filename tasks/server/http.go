@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -33,10 +34,12 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // session's stream of server messages, DELETE ends the session.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.originAllowed(r.Header.Get("Origin")) {
+		refuseUnread(w, r)
 		httpError(w, http.StatusForbidden, nil, rpcErr(tasks.CodeInvalidRequest, "origin "+strconv.Quote(r.Header.Get("Origin"))+" is not allowed"))
 		return
 	}
 	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !supportedVersion(v) {
+		refuseUnread(w, r)
 		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest,
 			fmt.Sprintf("unsupported %s %q: this server supports %s", HeaderProtocolVersion, v, strings.Join(supportedVersions, ", "))))
 		return
@@ -49,6 +52,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodDelete:
 		s.serveDELETE(w, r)
 	default:
+		refuseUnread(w, r)
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		httpError(w, http.StatusMethodNotAllowed, nil, rpcErr(tasks.CodeInvalidRequest, "method "+r.Method+" is not allowed: use POST, GET or DELETE"))
 	}
@@ -118,19 +122,62 @@ func (s *Server) lookupSession(w http.ResponseWriter, r *http.Request, subject s
 	return sess
 }
 
+// refuseUnread prepares the answer to a request whose body will not be
+// read: the connection closes after the answer, and the read deadline is
+// moved to now so net/http does not wait for a slow body to drain it.
+func refuseUnread(w http.ResponseWriter, r *http.Request) {
+	if !hasBody(r) {
+		return // no body: the connection can be kept
+	}
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+}
+
+// readBody reads a POST body within the body deadline and size limit, then
+// lifts the deadline so a long answer (an SSE stream) is not cut.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer) error {
+	rc := http.NewResponseController(w)
+	if s.bodyTimeout > 0 {
+		_ = rc.SetReadDeadline(time.Now().Add(s.bodyTimeout))
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if err != nil {
+		// Cut the connection: what is left of the body is not wanted.
+		w.Header().Set("Connection", "close")
+		_ = rc.SetReadDeadline(time.Now())
+		return err
+	}
+	if s.bodyTimeout > 0 {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	connServing(r.Context())
+	return nil
+}
+
 func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
+	// Credentials are checked before the body is read, so a client
+	// without them cannot hold the connection by sending it slowly.
+	subject, err := s.identify(r)
+	if err != nil {
+		refuseUnread(w, r)
+		writeAuthError(w, err)
+		return
+	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer bufPool.Put(buf)
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.maxBody))
-	if err != nil {
+	if err := s.readBody(w, r, buf); err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		switch {
+		case errors.As(err, &mbe):
 			httpError(w, http.StatusRequestEntityTooLarge, nil, rpcErr(tasks.CodeInvalidRequest,
 				fmt.Sprintf("request body too large: the limit is %d bytes", mbe.Limit)))
-			return
+		case isTimeout(err):
+			httpError(w, http.StatusRequestTimeout, nil, rpcErr(tasks.CodeInvalidRequest,
+				fmt.Sprintf("the request body did not arrive within %s", s.bodyTimeout)))
+		default:
+			httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeParseError, "could not read the request body: "+err.Error()))
 		}
-		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeParseError, "could not read the request body: "+err.Error()))
 		return
 	}
 	msg, k, err := decode(buf.Bytes())
@@ -143,13 +190,8 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest, err.Error()))
 		return
 	}
-	subject, err := s.identify(r)
-	if err != nil {
-		writeAuthError(w, err)
-		return
-	}
 	if k == kindRequest && msg.Method == "initialize" {
-		s.serveInitialize(w, r, msg, subject)
+		s.serveInitialize(w, r, msg, subject, identityKey(r, subject))
 		return
 	}
 	sess := s.lookupSession(w, r, subject)
@@ -173,8 +215,9 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *envelope, subject string) {
+func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *envelope, subject, ident string) {
 	sess := newSession(subject)
+	sess.ident = ident
 	owner, err := tasks.ResolveOwner(tasks.Identity{Subject: subject, SessionID: sess.id}, s.allowAnonymous)
 	if err != nil {
 		httpError(w, http.StatusUnauthorized, nil, rpcErr(tasks.CodeInvalidRequest, err.Error()))
@@ -184,8 +227,15 @@ func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *en
 	c := &call{ctx: r.Context(), sess: sess, owner: owner, id: msg.ID, method: msg.Method, params: msg.Params, out: noStream{}}
 	resp := s.dispatch(c)
 	if sess.protocolVersion() != "" {
-		s.expireIdle()
-		s.addSession(sess)
+		if le := s.admitSession(sess); le != nil {
+			s.logRefusal("session refused", "reason", le.msg, "identity", ident)
+			if le.status == http.StatusServiceUnavailable {
+				w.Header().Set("Retry-After", "10")
+			}
+			httpError(w, le.status, msg.ID, limitErr(le.msg))
+			sess.close()
+			return
+		}
 		w.Header().Set(HeaderSessionID, sess.id)
 		s.log.Debug("session started", "session", sess.id, "owner", owner)
 	}
@@ -375,6 +425,11 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotAcceptable, nil, rpcErr(tasks.CodeInvalidRequest, "GET opens an SSE stream: the Accept header must include text/event-stream"))
 		return
 	}
+	if hasBody(r) {
+		refuseUnread(w, r)
+		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest, "GET carries no body"))
+		return
+	}
 	subject, err := s.identify(r)
 	if err != nil {
 		writeAuthError(w, err)
@@ -384,6 +439,14 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 	if sess == nil {
 		return
 	}
+	release, ok := s.waiting.acquire(sess.ident)
+	if !ok {
+		s.logRefusal("stream refused", "identity", sess.ident, "max_waiting_per_identity", s.waiting.max)
+		httpError(w, http.StatusTooManyRequests, nil, waitingLimitErr(s.waiting.max))
+		return
+	}
+	defer release()
+	connServing(r.Context())
 	if last := r.Header.Get("Last-Event-ID"); last != "" && !strings.HasPrefix(last, streamGET) {
 		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest,
 			"response streams cannot be resumed on this server: repeat the request instead"))
@@ -406,9 +469,15 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-ctx.Done():
 			return
-		case msg := <-sess.outq:
-			if writeEvent(w, sess.nextEventID(streamGET), msg) != nil || flush(w) != nil {
-				sess.push(msg) // keep it for the next stream
+		case <-sess.wake:
+			msgs := sess.takeAll()
+			for i, msg := range msgs {
+				if writeEvent(w, sess.nextEventID(streamGET), msg) != nil {
+					sess.requeue(msgs[i:]) // keep them for the next stream
+					return
+				}
+			}
+			if flush(w) != nil {
 				return
 			}
 		case <-tick.C:
@@ -419,7 +488,23 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// hasBody reports whether a request announces a body.
+func hasBody(r *http.Request) bool {
+	return r.ContentLength != 0 || len(r.TransferEncoding) > 0
+}
+
+// isTimeout reports whether err is a network deadline expiring.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
 func (s *Server) serveDELETE(w http.ResponseWriter, r *http.Request) {
+	if hasBody(r) {
+		refuseUnread(w, r)
+		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest, "DELETE carries no body"))
+		return
+	}
 	subject, err := s.identify(r)
 	if err != nil {
 		writeAuthError(w, err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/mcptasks/mcptasks/tasks"
 )
@@ -44,6 +45,13 @@ func decode(data []byte) (*envelope, kind, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "empty message: expected one JSON-RPC 2.0 object")}
+	}
+	// JSON text is UTF-8 (RFC 8259 § 8.1). Go's decoder would quietly
+	// replace bad bytes in strings, but an id echoed from the raw input
+	// would carry them into the reply; so such a message is refused as a
+	// whole, before anything in it is used.
+	if !utf8.Valid(data) {
+		return nil, 0, &decodeError{err: rpcErr(tasks.CodeParseError, "parse error: the message is not valid UTF-8")}
 	}
 	if data[0] != '{' {
 		switch {
@@ -202,9 +210,20 @@ func appendError(buf []byte, id json.RawMessage, e *tasks.RPCError) []byte {
 	return append(buf, '}')
 }
 
+// appendID encodes a request id. Ids come from decode, which accepts only
+// valid UTF-8; an id that is not is re-encoded anyway (bad bytes become
+// U+FFFD) so no reply ever carries invalid UTF-8.
 func appendID(buf []byte, id json.RawMessage) []byte {
 	if len(id) == 0 {
 		return append(buf, "null"...)
+	}
+	if !utf8.Valid(id) {
+		var s string
+		if json.Unmarshal(id, &s) != nil {
+			return append(buf, "null"...)
+		}
+		b, _ := json.Marshal(s)
+		return append(buf, b...)
 	}
 	return append(buf, id...)
 }

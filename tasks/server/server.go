@@ -82,11 +82,29 @@ func WithMaxBodyBytes(n int64) Option {
 
 // WithSessionIdleTimeout sets after how long without requests, open
 // streams or requests in flight an HTTP session is forgotten (its tasks
-// stay); default 30 minutes. Later requests with its id get 404.
+// stay); default DefaultSessionIdleTimeout. A timer checks every quarter
+// of it (between 25 ms and 1 min). Later requests with its id get 404.
 func WithSessionIdleTimeout(d time.Duration) Option {
 	return func(s *Server) {
 		if d > 0 {
 			s.idleTimeout = d
+		}
+	}
+}
+
+// DefaultBodyTimeout is how long a client may take to send one HTTP
+// request body once its headers have arrived.
+const DefaultBodyTimeout = 30 * time.Second
+
+// WithBodyTimeout sets how long a client may take to send one HTTP request
+// body, counted from when the handler starts; a slower body is cut and the
+// connection closed. Default DefaultBodyTimeout; negative disables it.
+// Response streams (SSE) are not affected: the deadline only covers
+// reading the body.
+func WithBodyTimeout(d time.Duration) Option {
+	return func(s *Server) {
+		if d != 0 {
+			s.bodyTimeout = d
 		}
 	}
 }
@@ -124,10 +142,21 @@ type Server struct {
 	setupErr       error
 	idleTimeout    time.Duration
 	keepAlive      time.Duration
-	lastSweep      atomic.Int64
+	maxSessions    int
+	maxPerIdentity int
+	bodyTimeout    time.Duration
+	maxActive      int
+	active         activeSlots
+	retained       retainedTasks
+	refusals       atomic.Int64 // limit refusals, for log sampling
+	waiting        identSlots
 
-	mu       sync.RWMutex
-	sessions map[string]*session
+	mu           sync.RWMutex
+	sessions     map[string]*session
+	byOwner      map[tasks.Owner][]*session // sessions by owner, for notifications
+	perIdentity  map[string]int             // open HTTP sessions by identityKey
+	httpSessions int
+	sweepTimer   *time.Timer // idle-session sweep; nil while no HTTP session exists
 
 	streamSeq atomic.Uint64
 
@@ -140,14 +169,26 @@ type Server struct {
 // error when a tool is registered twice or is malformed.
 func New(engine *tasks.Engine, opts ...Option) (*Server, error) {
 	s := &Server{
-		engine:      engine,
-		tools:       NewRegistry(),
-		log:         slog.Default(),
-		maxBody:     DefaultMaxBodyBytes,
-		idleTimeout: 30 * time.Minute,
-		keepAlive:   defaultKeepAlive,
+		engine:         engine,
+		tools:          NewRegistry(),
+		log:            slog.Default(),
+		maxBody:        DefaultMaxBodyBytes,
+		idleTimeout:    DefaultSessionIdleTimeout,
+		keepAlive:      defaultKeepAlive,
+		maxSessions:    DefaultMaxSessions,
+		maxPerIdentity: DefaultMaxSessionsPerIdentity,
+		bodyTimeout:    DefaultBodyTimeout,
+		maxActive:      DefaultMaxActiveTasks,
+		retained: retainedTasks{
+			perOwner: DefaultMaxRetainedTasksPerOwner,
+			total:    DefaultMaxRetainedTasks,
+			owners:   make(map[tasks.Owner]int),
+		},
+		waiting:     identSlots{max: DefaultMaxWaitingPerIdentity, n: make(map[string]int)},
 		info:        Implementation{Name: "mcptasks-reference", Version: "0.1.0"},
 		sessions:    make(map[string]*session),
+		byOwner:     make(map[tasks.Owner][]*session),
+		perIdentity: make(map[string]int),
 		pending:     make(map[string]*pendingRequest),
 		inboxes:     make(map[string]*inbox),
 	}
@@ -170,91 +211,6 @@ func (s *Server) Engine() *tasks.Engine { return s.engine }
 // Tools returns the server's tool registry; tools may be added before the
 // server takes traffic.
 func (s *Server) Tools() *Registry { return s.tools }
-
-// CloseSessions ends every session: open streams close and blocked
-// requests return. Tasks keep running on the engine.
-func (s *Server) CloseSessions() {
-	s.mu.Lock()
-	all := make([]*session, 0, len(s.sessions))
-	for id, sess := range s.sessions {
-		all = append(all, sess)
-		delete(s.sessions, id)
-	}
-	s.mu.Unlock()
-	for _, sess := range all {
-		sess.close()
-	}
-}
-
-// expireIdle forgets idle HTTP sessions, at most once per minute (or per
-// idle timeout, if shorter). It runs when sessions are created, so an idle
-// server does no work.
-func (s *Server) expireIdle() {
-	now := time.Now()
-	every := min(time.Minute, s.idleTimeout)
-	last := s.lastSweep.Load()
-	if now.UnixNano()-last < int64(every) || !s.lastSweep.CompareAndSwap(last, now.UnixNano()) {
-		return
-	}
-	cutoff := now.Add(-s.idleTimeout)
-	var idle []*session
-	s.mu.Lock()
-	for id, sess := range s.sessions {
-		if sess.idleSince(cutoff) {
-			idle = append(idle, sess)
-			delete(s.sessions, id)
-		}
-	}
-	s.mu.Unlock()
-	for _, sess := range idle {
-		sess.close()
-		s.log.Debug("idle session forgotten", "session", sess.id, "owner", sess.owner)
-	}
-}
-
-func (s *Server) addSession(sess *session) {
-	s.mu.Lock()
-	s.sessions[sess.id] = sess
-	s.mu.Unlock()
-}
-
-func (s *Server) session(id string) *session {
-	s.mu.RLock()
-	sess := s.sessions[id]
-	s.mu.RUnlock()
-	return sess
-}
-
-func (s *Server) dropSession(id string) *session {
-	s.mu.Lock()
-	sess := s.sessions[id]
-	delete(s.sessions, id)
-	s.mu.Unlock()
-	if sess != nil {
-		sess.close()
-	}
-	return sess
-}
-
-// onStatus sends notifications/tasks/status for a status change to every
-// session of the task's owner.
-func (s *Server) onStatus(rec tasks.Record) {
-	if rec.Version <= 1 && rec.Status == tasks.StatusWorking {
-		return // creation, not a change
-	}
-	msg, err := encodeRequest("", "notifications/tasks/status", tasks.WireTask(rec))
-	if err != nil {
-		s.log.Error("encoding status notification", "err", err)
-		return
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	for _, sess := range s.sessions {
-		if sess.owner == rec.Owner {
-			sess.push(msg)
-		}
-	}
-}
 
 // progressFor returns the ProgressFunc that sends a task's progress to the
 // session that created it under token.

@@ -1043,8 +1043,8 @@ func TestIdleSessionsAreForgotten(t *testing.T) {
 	if err := streaming.OpenStream(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(120 * time.Millisecond)
-	connect(t, inst.URL) // a new session triggers the sweep
+	// The sweep runs on a timer: nothing else happens on the server.
+	waitFor(t, 10*time.Second, "the idle session to be forgotten", func() bool { return inst.Server.SessionCount() == 1 })
 	_, err := idle.Call(ctx, "ping", nil)
 	var he *client.HTTPError
 	if !errors.As(err, &he) || he.StatusCode != http.StatusNotFound {
@@ -1125,5 +1125,17 @@ func TestWireMessagesValidate(t *testing.T) {
 	}
 	for _, p := range problems {
 		t.Error(p)
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after d.
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -32,7 +32,19 @@ type session struct {
 	elicitForm  atomic.Bool  // the client declared form-mode elicitation
 	eventSeq    atomic.Uint64
 
-	outq      chan []byte // notifications for the GET stream / stdout
+	// Notifications waiting for the GET stream / stdout. The queue grows
+	// on demand, so an idle session costs a few hundred bytes, not a
+	// preallocated buffer.
+	qmu   sync.Mutex
+	queue [][]byte
+	wake  chan struct{} // signalled (capacity 1) when queue gains a message
+
+	// ident is what the per-identity session cap counts the session
+	// under (see identityKey); "" for stdio.
+	ident string
+	// capped: counted in the session caps (guarded by Server.mu).
+	capped bool
+
 	ctx       context.Context
 	end       context.CancelFunc
 	closeOnce sync.Once
@@ -74,7 +86,7 @@ func newSession(subject string) *session {
 		end:      end,
 		id:       uuid.NewString(),
 		subject:  subject,
-		outq:     make(chan []byte, outboxSize),
+		wake:     make(chan struct{}, 1),
 		inflight: make(map[string]context.CancelCauseFunc),
 	}
 	sess.touch()
@@ -89,16 +101,44 @@ func (s *session) push(msg []byte) {
 		return
 	default:
 	}
-	for range 2 {
-		select {
-		case s.outq <- msg:
-			return
-		default:
-		}
-		select {
-		case <-s.outq:
-		default:
-		}
+	s.qmu.Lock()
+	if len(s.queue) >= outboxSize {
+		s.queue[0] = nil
+		s.queue = s.queue[1:]
+	}
+	s.queue = append(s.queue, msg)
+	s.qmu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// takeAll removes and returns every queued message, oldest first.
+func (s *session) takeAll() [][]byte {
+	s.qmu.Lock()
+	q := s.queue
+	s.queue = nil
+	s.qmu.Unlock()
+	return q
+}
+
+// requeue puts messages that could not be delivered back at the front of
+// the queue, keeping at most outboxSize messages (the newest).
+func (s *session) requeue(msgs [][]byte) {
+	if len(msgs) == 0 {
+		return
+	}
+	s.qmu.Lock()
+	q := append(append(make([][]byte, 0, len(msgs)+len(s.queue)), msgs...), s.queue...)
+	if len(q) > outboxSize {
+		q = q[len(q)-outboxSize:]
+	}
+	s.queue = q
+	s.qmu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
 	}
 }
 

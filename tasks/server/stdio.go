@@ -39,9 +39,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 				return
 			case <-ctx.Done():
 				return
-			case msg := <-sess.outq:
-				if w.write(msg) != nil {
-					return
+			case <-sess.wake:
+				for _, msg := range sess.takeAll() {
+					if w.write(msg) != nil {
+						return
+					}
 				}
 			}
 		}

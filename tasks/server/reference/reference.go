@@ -28,9 +28,10 @@ type Options struct {
 	NoFixtures bool
 	// Logger receives the server's logs; default: discarded.
 	Logger *slog.Logger
-	// EngineOptions and ServerOptions are passed through.
+	// EngineOptions, ServerOptions and ListenOptions are passed through.
 	EngineOptions []tasks.EngineOption
 	ServerOptions []server.Option
+	ListenOptions []server.ListenOption
 }
 
 // Instance is a running reference server.
@@ -74,7 +75,7 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	ln, err := server.Listen(srv, addr)
+	ln, err := server.Listen(srv, addr, o.ListenOptions...)
 	if err != nil {
 		_ = eng.Close(ctx)
 		if owns {
@@ -84,6 +85,9 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 	}
 	return &Instance{URL: ln.URL, Engine: eng, Server: srv, Store: st, listener: ln, ownsStore: owns}, nil
 }
+
+// Listener returns the HTTP listener (for its connection statistics).
+func (i *Instance) Listener() *server.Listener { return i.listener }
 
 // Close stops the listener, the engine (running tasks end as failed) and,
 // if Start created it, the store.
