@@ -41,6 +41,7 @@ type options struct {
 	origins                       string
 	shutdownGrace                 time.Duration
 	sessionIdle                   time.Duration
+	cursorKeyFile                 string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -65,6 +66,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&o.sessionIdle, "session-idle", 30*time.Minute, "forget HTTP sessions idle this long (no request, stream or request in flight)")
 	fs.DurationVar(&o.shutdownGrace, "shutdown-grace", 10*time.Second, "how long shutdown waits for requests and tasks")
+	fs.StringVar(&o.cursorKeyFile, "cursor-key-file", os.Getenv(cursorKeyEnv),
+		"file holding the secret that signs tasks/list cursors; give every instance sharing a store the same one (default $"+cursorKeyEnv+"; none: a random key per process)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -103,12 +106,17 @@ func serve(o options, log *slog.Logger, stdin io.Reader, stdout io.Writer) error
 			return err
 		}
 	}
+	cursorKey, err := loadCursorKey(o.cursorKeyFile)
+	if err != nil {
+		return err
+	}
 	cfg := tasks.Config{
 		MaxTasksPerOwner: o.maxTasks,
 		DefaultTTL:       o.defaultTTL,
 		MaxTTL:           o.maxTTL,
 		PollInterval:     o.poll,
 		AllowAnonymous:   o.allowAnonymous,
+		CursorKey:        cursorKey,
 	}.WithDefaults()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -118,6 +126,7 @@ func serve(o options, log *slog.Logger, stdin io.Reader, stdout io.Writer) error
 		return fmt.Errorf("opening store %q: %w", o.store, err)
 	}
 	defer store.Close()
+	logCursorKey(log, o)
 	engine := tasks.NewEngine(store, cfg, tasks.WithLogger(log),
 		tasks.WithLeaseDuration(o.leaseDuration), tasks.WithReapInterval(o.reapInterval))
 	sopts := []server.Option{server.WithLogger(log), server.WithMaxBodyBytes(o.maxBody), server.WithAllowAnonymous(o.allowAnonymous),
@@ -161,6 +170,40 @@ func serve(o options, log *slog.Logger, stdin io.Reader, stdout io.Writer) error
 	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownGrace)
 	defer cancel()
 	return errors.Join(ln.Close(sctx), closeEngine())
+}
+
+// cursorKeyEnv names the environment variable that gives --cursor-key-file
+// its default.
+const cursorKeyEnv = "MCPTASKS_CURSOR_KEY_FILE"
+
+// loadCursorKey reads the cursor signing key from path ("" = none). White
+// space around the key is dropped, so the file may end with a newline; what
+// is left must have at least tasks.MinCursorKeyBytes bytes.
+func loadCursorKey(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("--cursor-key-file: %w", err)
+	}
+	key := strings.TrimSpace(string(b))
+	if len(key) < tasks.MinCursorKeyBytes {
+		return "", fmt.Errorf("--cursor-key-file %s: the key has %d bytes, want at least %d (for example: head -c 32 /dev/urandom | base64 > %s)",
+			path, len(key), tasks.MinCursorKeyBytes, path)
+	}
+	return key, nil
+}
+
+// logCursorKey says at startup where the cursor key comes from, and warns
+// when instances sharing a store would reject each other's cursors.
+func logCursorKey(log *slog.Logger, o options) {
+	switch {
+	case o.cursorKeyFile != "":
+		log.Info("tasks/list cursors are signed with the key from --cursor-key-file", "file", o.cursorKeyFile)
+	case o.store != "memory":
+		log.Warn("no --cursor-key-file: tasks/list cursors are signed with a random key of this process, so other instances on the same store reject them; give every instance the same key file")
+	}
 }
 
 // checkLoopback refuses listen addresses outside loopback.
