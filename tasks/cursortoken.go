@@ -39,7 +39,7 @@ func newCursorSealer(key string) (s cursorSealer, random bool) {
 		return cursorSealer{key: []byte(key)}, false
 	}
 	k := make([]byte, 32)
-	_, _ = rand.Read(k) // crypto/rand.Read never fails (it panics first)
+	_, _ = rand.Read(k) // crypto/rand.Read never returns an error (a broken source crashes the program)
 	return cursorSealer{key: k}, true
 }
 
