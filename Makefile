@@ -5,6 +5,10 @@ SHARED    := ../shared/spec/2025-11-25/schema.json
 SCHEMA_SHA = $(shell awk '/^sha256:/{print $$2}' schema/SOURCE)
 SCHEMA_URL = $(shell awk '/^raw:/{print $$2}' schema/SOURCE)
 TEST_FLAGS ?= -race -count=1 -timeout 45m
+# staticcheck is pinned and installed into bin/ by `make lint` (from the Go
+# module proxy), so a clean machine needs nothing beforehand.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 
 .PHONY: all schema generate verify-generate test lint bench fuzz conformance trials clean
 
@@ -39,10 +43,14 @@ verify-generate: generate
 test: schema
 	$(GO) test $(TEST_FLAGS) ./...
 
-## lint: formatting and vet
-lint:
+## lint: formatting, vet and staticcheck (settings in staticcheck.conf)
+lint: $(STATICCHECK)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:" $$out >&2; exit 1; fi
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
+
+$(STATICCHECK):
+	GOBIN=$(CURDIR)/$(dir $(STATICCHECK)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 ## bench: every benchmark (stores, server) once
 bench:

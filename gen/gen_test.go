@@ -235,13 +235,13 @@ func TestExamplesAreDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ir, err := Load(in, MCPConfig())
+	_, err = Load(in, MCPConfig())
 	if err == nil {
 		t.Fatal("MCPConfig overrides must fail on a schema without RequestId")
 	}
 	cfg := MCPConfig()
 	cfg.Exclusions, cfg.Overrides = nil, nil
-	ir, err = Load(in, cfg)
+	ir, err := Load(in, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

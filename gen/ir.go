@@ -56,13 +56,10 @@ func raw() GoType                { return GoType{Kind: GoRaw} }
 func sliceOf(e GoType) GoType    { return GoType{Kind: GoSlice, Elem: &e} }
 func mapOf(e GoType) GoType      { return GoType{Kind: GoMap, Elem: &e} }
 func pointerTo(e GoType) GoType  { return GoType{Kind: GoPointer, Elem: &e} }
-func (t GoType) isPointer() bool { return t.Kind == GoPointer }
 func (t GoType) fillable() bool  { return t.Kind == GoSlice || t.Kind == GoMap }
 
 // String renders the type as Go source ("[]ContentBlock", "*int64").
 func (t GoType) String() string { return t.goString() }
-
-func (t GoType) equal(o GoType) bool { return t.goString() == o.goString() }
 
 func (t GoType) goString() string {
 	switch t.Kind {

@@ -17,7 +17,6 @@ type options struct {
 	pollInterval time.Duration
 	schemaSHA256 string
 	target       string
-	description  string
 	strict       bool
 	profile      Profile
 }

@@ -47,6 +47,14 @@ type Config struct {
 	// AllowAnonymous lets requestors without any identity create tasks,
 	// all under one shared owner.
 	AllowAnonymous bool
+	// CursorKey is the secret the Engine signs tasks/list cursors with,
+	// so that a requestor can neither forge a cursor nor use one issued
+	// to someone else. Every engine sharing a store must be given the
+	// same key (at least MinCursorKeyBytes random bytes) for a cursor
+	// from one instance to work on another. Empty means a random key per
+	// Engine: safe, but cursors then only work on the engine that issued
+	// them. Stores ignore it.
+	CursorKey string
 }
 
 // WithDefaults returns c with every zero field replaced by its default.

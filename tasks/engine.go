@@ -131,6 +131,7 @@ type Engine struct {
 	obsMu         sync.Mutex
 	leaseDuration time.Duration
 	reapInterval  time.Duration
+	cursors       cursorSealer // seals and opens tasks/list cursors
 
 	mu      sync.Mutex
 	runs    map[string]*run
@@ -162,6 +163,10 @@ func NewEngine(store Store, cfg Config, opts ...EngineOption) *Engine {
 	}
 	for _, o := range opts {
 		o(e)
+	}
+	var randomKey bool
+	if e.cursors, randomKey = newCursorSealer(e.cfg.CursorKey); randomKey {
+		e.log.Debug("list cursors are signed with a random key; engines sharing this store reject each other's cursors unless Config.CursorKey is set")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e.stopBg = cancel
@@ -269,9 +274,14 @@ func (e *Engine) Get(ctx context.Context, owner Owner, id string) (Record, error
 	return rec, err
 }
 
-// List returns one page of the owner's tasks.
+// List returns one page of the owner's tasks. The cursors it takes and
+// returns are the store's cursors sealed for owner with Config.CursorKey:
+// a cursor that was not issued by an engine with the same key to the same
+// owner gives ErrInvalidCursor.
 func (e *Engine) List(ctx context.Context, owner Owner, opts ListOptions) (Page, error) {
-	return e.store.List(ctx, owner, opts)
+	return e.cursors.listPage(owner, opts, func(o ListOptions) (Page, error) {
+		return e.store.List(ctx, owner, o)
+	})
 }
 
 // Result blocks until the owner's task is terminal and returns it with its

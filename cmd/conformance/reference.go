@@ -17,7 +17,8 @@ import (
 // localReference is the in-process reference deployment the command
 // certifies when no --server is given: two instances of the reference
 // server over one memory store, with the fixture tools, a short poll
-// interval and two bearer tokens for two identities.
+// interval, two bearer tokens for two identities and one cursor key, so
+// a tasks/list cursor from either instance works on both.
 type localReference struct {
 	Config    suites.ServerConfig
 	instances []*reference.Instance
@@ -27,7 +28,7 @@ type localReference struct {
 // startReference starts the reference deployment on loopback.
 func startReference(ctx context.Context) (*localReference, error) {
 	tokA, tokB := randomToken(), randomToken()
-	cfg := tasks.Config{PollInterval: 50 * time.Millisecond}.WithDefaults()
+	cfg := tasks.Config{PollInterval: 50 * time.Millisecond, CursorKey: randomToken()}.WithDefaults()
 	store := memory.New(cfg)
 	verifier := server.NewStaticTokens(map[string]string{tokA: "conformance-a", tokB: "conformance-b"})
 	ref := &localReference{store: store}

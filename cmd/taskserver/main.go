@@ -48,6 +48,7 @@ type options struct {
 	headerTimeout, bodyTimeout, connIdle     time.Duration
 	maxActive, maxRetained, maxRetainedTotal int
 	maxWaiting                               int
+	cursorKeyFile                            string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -83,6 +84,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.maxRetained, "max-retained-tasks", server.DefaultMaxRetainedTasksPerOwner, "maximum unexpired tasks, finished ones included, per requestor on this instance (negative: no cap)")
 	fs.IntVar(&o.maxRetainedTotal, "max-retained-tasks-total", server.DefaultMaxRetainedTasks, "maximum unexpired tasks on this instance, all requestors together (negative: no cap)")
 	fs.DurationVar(&o.shutdownGrace, "shutdown-grace", 10*time.Second, "how long shutdown waits for requests and tasks")
+	fs.StringVar(&o.cursorKeyFile, "cursor-key-file", os.Getenv(cursorKeyEnv),
+		"file holding the secret that signs tasks/list cursors; give every instance sharing a store the same one (default $"+cursorKeyEnv+"; none: a random key per process)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -121,12 +124,17 @@ func serve(o options, log *slog.Logger, stdin io.Reader, stdout io.Writer) error
 			return err
 		}
 	}
+	cursorKey, err := loadCursorKey(o.cursorKeyFile)
+	if err != nil {
+		return err
+	}
 	cfg := tasks.Config{
 		MaxTasksPerOwner: o.maxTasks,
 		DefaultTTL:       o.defaultTTL,
 		MaxTTL:           o.maxTTL,
 		PollInterval:     o.poll,
 		AllowAnonymous:   o.allowAnonymous,
+		CursorKey:        cursorKey,
 	}.WithDefaults()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -139,6 +147,7 @@ func serve(o options, log *slog.Logger, stdin io.Reader, stdout io.Writer) error
 		return fmt.Errorf("opening store %q: %w", storeName, err)
 	}
 	defer store.Close()
+	logCursorKey(log, o)
 	engine := tasks.NewEngine(store, cfg, tasks.WithLogger(log),
 		tasks.WithLeaseDuration(o.leaseDuration), tasks.WithReapInterval(o.reapInterval))
 	sopts := []server.Option{server.WithLogger(log), server.WithMaxBodyBytes(o.maxBody), server.WithAllowAnonymous(o.allowAnonymous),
@@ -211,6 +220,40 @@ func checkExposure(o options, log *slog.Logger) error {
 			"addr", o.addr)
 	}
 	return nil
+}
+
+// cursorKeyEnv names the environment variable that gives --cursor-key-file
+// its default.
+const cursorKeyEnv = "MCPTASKS_CURSOR_KEY_FILE"
+
+// loadCursorKey reads the cursor signing key from path ("" = none). White
+// space around the key is dropped, so the file may end with a newline; what
+// is left must have at least tasks.MinCursorKeyBytes bytes.
+func loadCursorKey(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("--cursor-key-file: %w", err)
+	}
+	key := strings.TrimSpace(string(b))
+	if len(key) < tasks.MinCursorKeyBytes {
+		return "", fmt.Errorf("--cursor-key-file %s: the key has %d bytes, want at least %d (for example: head -c 32 /dev/urandom | base64 > %s)",
+			path, len(key), tasks.MinCursorKeyBytes, path)
+	}
+	return key, nil
+}
+
+// logCursorKey says at startup where the cursor key comes from, and warns
+// when instances sharing a store would reject each other's cursors.
+func logCursorKey(log *slog.Logger, o options) {
+	switch {
+	case o.cursorKeyFile != "":
+		log.Info("tasks/list cursors are signed with the key from --cursor-key-file", "file", o.cursorKeyFile)
+	case o.store != "memory":
+		log.Warn("no --cursor-key-file: tasks/list cursors are signed with a random key of this process, so other instances on the same store reject them; give every instance the same key file")
+	}
 }
 
 // checkLoopback refuses listen addresses outside loopback.

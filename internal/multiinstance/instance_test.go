@@ -40,10 +40,11 @@ type instance struct {
 }
 
 // startInstance starts a server process on store spec and waits until it
-// listens. It is stopped (SIGTERM, then SIGKILL) when t ends.
-func startInstance(t *testing.T, name, spec string) *instance {
+// listens. It is stopped (SIGTERM, then SIGKILL) when t ends. extra
+// flags override the defaults of serverCommand.
+func startInstance(t *testing.T, name, spec string, extra ...string) *instance {
 	t.Helper()
-	cmd := serverCommand(t, spec)
+	cmd := serverCommand(t, spec, extra...)
 	logPath := filepath.Join(t.TempDir(), name+".log")
 	logf, err := os.Create(logPath)
 	if err != nil {
@@ -150,6 +151,20 @@ func redisSpec(t *testing.T) string {
 		sep = "&"
 	}
 	return url + sep + "prefix=" + prefix
+}
+
+// sharedCursorKey is the --cursor-key-file content every instance gets, so
+// a tasks/list cursor from one instance works on the others.
+const sharedCursorKey = "multiinstance-cursor-key-5d0c8e2a9b"
+
+// cursorKeyFile writes key to a fresh file and returns its path.
+func cursorKeyFile(t *testing.T, key string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "cursor-key")
+	if err := os.WriteFile(p, []byte(key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func tokenFile(t *testing.T) string {

@@ -49,9 +49,10 @@ func taskserver(t *testing.T) string {
 
 // serverCommand returns the command that runs one cmd/taskserver instance
 // on store spec: a free loopback port, the fixture tools, the test
-// tokens, and short leases so a lost instance's work fails quickly.
-func serverCommand(t *testing.T, spec string) *exec.Cmd {
-	cmd := exec.Command(taskserver(t),
+// tokens, the shared cursor key, and short leases so a lost instance's
+// work fails quickly. extra flags come last and win.
+func serverCommand(t *testing.T, spec string, extra ...string) *exec.Cmd {
+	args := []string{
 		"--addr", "127.0.0.1:0",
 		"--store", spec,
 		"--fixtures",
@@ -59,7 +60,9 @@ func serverCommand(t *testing.T, spec string) *exec.Cmd {
 		"--lease", leaseDuration.String(),
 		"--reap-interval", reapInterval.String(),
 		"--log-level", "info",
-	)
+		"--cursor-key-file", cursorKeyFile(t, sharedCursorKey),
+	}
+	cmd := exec.Command(taskserver(t), append(args, extra...)...)
 	dieWithParent(cmd)
 	return cmd
 }

@@ -19,6 +19,7 @@ func TestRedis(t *testing.T) { runMultiInstance(t, redisSpec(t)) }
 func runMultiInstance(t *testing.T, spec string) {
 	t.Run("TaskCreatedOnAIsVisibleOnB", func(t *testing.T) { testCrossInstance(t, spec) })
 	t.Run("KilledInstanceWorkEndsFailed", func(t *testing.T) { testKilledWorker(t, spec) })
+	t.Run("ListCursorsAcrossInstances", func(t *testing.T) { testCursorsAcrossInstances(t, spec) })
 }
 
 func testCtx(t *testing.T) context.Context {

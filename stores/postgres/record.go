@@ -128,9 +128,6 @@ func outcomeArgs(o tasks.Outcome) (result []byte, code *int64, msg *string, data
 	return result, code, msg, data
 }
 
-// activeStatuses are the non-terminal statuses, as a SQL array argument.
-var activeStatuses = []string{string(tasks.StatusWorking), string(tasks.StatusInputRequired)}
-
 // fromStatuses lists the statuses a task may move to `to` from.
 func fromStatuses(to tasks.Status) []string {
 	var out []string

@@ -13,9 +13,7 @@ import (
 // leading "//" is allowed, as in sqlite:///var/lib/tasks.db).
 func openSQLite(ctx context.Context, spec string, cfg tasks.Config) (tasks.Store, error) {
 	path := strings.TrimPrefix(spec, "sqlite:")
-	if strings.HasPrefix(path, "//") {
-		path = strings.TrimPrefix(path, "//")
-	}
+	path = strings.TrimPrefix(path, "//")
 	if path == "" {
 		return nil, fmt.Errorf("storeurl: %q names no database file: want sqlite:PATH", spec)
 	}

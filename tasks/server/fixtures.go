@@ -13,7 +13,8 @@ import (
 )
 
 // Fixture tool names: the tools a server under test exposes so that every
-// conformance spec can run (see DESIGN.md, "Fixture tools").
+// conformance spec can run (docs/conformance.md lists them and what
+// each one does; docs/server.md shows how taskserver exposes them).
 const (
 	FixtureSleep         = "fixture_sleep"
 	FixtureSleepRequired = "fixture_sleep_required"

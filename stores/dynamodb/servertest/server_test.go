@@ -29,7 +29,8 @@ func TestTwoInstancesOnOneTable(t *testing.T) {
 	_, _ = rand.Read(b)
 	table := "mcptasks_srv_" + hex.EncodeToString(b)
 	spec := "dynamodb://" + table + "?endpoint=" + ep + "&region=us-east-1&create=1"
-	cfg := tasks.Config{PollInterval: 50 * time.Millisecond}
+	// Both instances share the cursor key, as a real deployment must.
+	cfg := tasks.Config{PollInterval: 50 * time.Millisecond, CursorKey: "dynamodb-servertest-cursor-key"}
 	tokens := map[string]string{"tok-alice": "alice", "tok-bob": "bob"}
 	var urls []string
 	for range 2 {

@@ -42,9 +42,10 @@ func (d *deployment) close() {
 
 func TestEmbeddedConfigurations(t *testing.T) {
 	ctx := context.Background()
-	cfg := tasks.Config{PollInterval: 50 * time.Millisecond}.WithDefaults()
+	cfg := tasks.Config{PollInterval: 50 * time.Millisecond, CursorKey: "embedded-test-cursor-key"}.WithDefaults()
 
-	// Two instances over one shared memory store, two bearer identities.
+	// Two instances over one shared memory store (and cursor key), two
+	// bearer identities.
 	shared := &deployment{store: memory.New(cfg)}
 	defer shared.close()
 	verifier := server.NewStaticTokens(map[string]string{"tok-a": "a", "tok-b": "b"})

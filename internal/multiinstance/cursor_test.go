@@ -1,0 +1,60 @@
+package multiinstance_test
+
+import (
+	"testing"
+
+	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/client"
+)
+
+// testCursorsAcrossInstances pages through alice's tasks starting on A and
+// continuing on B (same cursor key), and checks that the cursor is refused
+// with -32602 for another requestor and on an instance with another key.
+func testCursorsAcrossInstances(t *testing.T, spec string) {
+	a, b := startInstance(t, "A", spec), startInstance(t, "B", spec)
+	c := startInstance(t, "C", spec, "--cursor-key-file", cursorKeyFile(t, "another-key-of-instance-c-77e1"))
+	ctx := testCtx(t)
+	ca, cb, cc := a.connect(t, ctx, tokenAlice), b.connect(t, ctx, tokenAlice), c.connect(t, ctx, tokenAlice)
+	bob := b.connect(t, ctx, tokenBob)
+
+	// More tasks than one page (50 by default) holds.
+	created := map[string]bool{}
+	for range tasks.DefaultPageSize + 5 {
+		created[sleepTask(t, ctx, ca, 0)] = true
+	}
+	first, err := ca.ListTasks(ctx, "")
+	if err != nil {
+		t.Fatalf("tasks/list on A: %v", err)
+	}
+	if first.NextCursor == "" {
+		t.Fatalf("tasks/list on A: one page of %d tasks for %d created", len(first.Tasks), len(created))
+	}
+	seen := map[string]bool{}
+	for _, x := range first.Tasks {
+		seen[x.TaskID] = true
+	}
+	for cursor := first.NextCursor; cursor != ""; {
+		page, err := cb.ListTasks(ctx, cursor)
+		if err != nil {
+			t.Fatalf("tasks/list on B with A's cursor: %v", err)
+		}
+		for _, x := range page.Tasks {
+			seen[x.TaskID] = true
+		}
+		cursor = page.NextCursor
+	}
+	for id := range created {
+		if !seen[id] {
+			t.Errorf("task %s was not listed across A and B", id)
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		c    *client.Client
+	}{{"bob on B", bob}, {"alice on C (another cursor key)", cc}} {
+		_, err := tt.c.ListTasks(ctx, first.NextCursor)
+		if code, _ := client.ErrorCode(err); code != tasks.CodeInvalidParams {
+			t.Errorf("%s with alice's cursor from A: %v, want -32602", tt.name, err)
+		}
+	}
+}
