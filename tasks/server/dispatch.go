@@ -413,8 +413,7 @@ func (s *Server) tasksCancel(c *call) (any, error) {
 		}
 		return nil, err
 	}
-	res := tasks.WireGetResult(rec)
-	return schema.CancelTaskResult{Task: res.Task, Meta: res.Meta}, nil
+	return schema.CancelTaskResult(tasks.WireGetResult(rec)), nil
 }
 
 func (s *Server) tasksList(c *call) (any, error) {
