@@ -66,6 +66,11 @@ var serverRequirements = []Requirement{
 	{ID: "TASKS-META-006", Level: LevelShould, Section: secTasks + " § Associating Task-Related Messages", Feature: "core", Summary: "Results of tasks/get, tasks/list and tasks/cancel do not carry related-task metadata."},
 	{ID: "TASKS-INPUT-002", Level: LevelShould, Section: secTasks + " § Input Required Status", Feature: "core", Summary: "tasks/get is answered with a plain JSON body, not an event stream."},
 
+	// The catalog's MUST covers every task-related message; its own
+	// reading (DISC-T03) makes the progress-notification case a warning,
+	// and the cases with a MUST of their own are judged there (META-002
+	// for elicitations, META-007 for the tasks/result payload). So SHOULD.
+	{ID: "TASKS-META-001", Level: LevelShould, Section: secTasks + " § Associating Task-Related Messages", Feature: "core", Summary: "Progress notifications sent for a task name it in related-task metadata."},
 	{ID: "TASKS-META-003", Level: LevelMust, Section: secTasks + " § Associating Task-Related Messages", Feature: "core", Summary: "The taskId parameter alone decides which task tasks/get, tasks/result and tasks/cancel act on."},
 
 	// Results.

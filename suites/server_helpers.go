@@ -14,6 +14,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
@@ -93,6 +94,7 @@ func (env *ServerEnv) CreateOn(ctx context.Context, c *client.Client, role strin
 	name := env.Fixture(role)
 	res, err := c.CallToolAsTask(ctx, name, env.Args(role, args), ttl, opts...)
 	checkCall(err, "tools/call %s with a task", name)
+	env.checkTask(&res.Task, "CreateTaskResult")
 	env.mu.Lock()
 	env.created = append(env.created, createdTask{c: c, id: res.Task.TaskID})
 	env.mu.Unlock()
@@ -114,6 +116,7 @@ func (env *ServerEnv) CreateCall(ctx context.Context, c *client.Client, role str
 	}
 	res, err := c.CreateTask(ctx, tc, opts...)
 	checkCall(err, "tools/call %s with a task", tc.Name)
+	env.checkTask(&res.Task, "CreateTaskResult")
 	env.mu.Lock()
 	env.created = append(env.created, createdTask{c: c, id: res.Task.TaskID})
 	env.mu.Unlock()
@@ -142,6 +145,7 @@ func (env *ServerEnv) Running(ctx context.Context, ms int) *client.CreateTaskRes
 	created := env.Sleep(ctx, ms)
 	t, err := env.A.GetTask(ctx, created.Task.TaskID)
 	checkCall(err, "tasks/get %s", created.Task.TaskID)
+	env.checkTask(t, "tasks/get")
 	if t.Terminal() {
 		NotSupported("the server ended a %d ms task on its own right after creating it (status %s, %q); this spec needs a task that keeps running",
 			ms, t.Status, t.StatusMessage)
@@ -189,7 +193,16 @@ func (env *ServerEnv) AwaitOn(ctx context.Context, c *client.Client, id string, 
 	ginkgo.GinkgoHelper()
 	wctx, cancel := context.WithTimeout(ctx, env.Config.TaskTimeout)
 	defer cancel()
-	t, err := c.WaitTerminal(wctx, id, 10*time.Millisecond, env.Config.MaxPoll, seen)
+	t, err := c.WaitTerminal(wctx, id, 10*time.Millisecond, env.Config.MaxPoll, func(t *client.Task) {
+		env.checkTask(t, "tasks/get")
+		if seen != nil {
+			seen(t)
+		}
+	})
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil && t != nil {
+		ginkgo.Fail(fmt.Sprintf("task %s was still %s (statusMessage %q) when the %s task timeout ran out",
+			id, t.Status, t.StatusMessage, env.Config.TaskTimeout))
+	}
 	checkCall(err, "waiting for task %s to finish", id)
 	return t
 }
@@ -222,6 +235,7 @@ func (env *ServerEnv) PollUntil(ctx context.Context, c *client.Client, id string
 	for {
 		t, err := c.GetTask(ctx, id)
 		checkCall(err, "tasks/get %s", id)
+		env.checkTask(t, "tasks/get")
 		if cond(t) || t.Terminal() || time.Now().After(deadline) {
 			return t
 		}
@@ -272,16 +286,49 @@ func ExpectRPCError(err error, code int64, what string) *client.RPCError {
 	return rpc
 }
 
+// brokenBy stops the running spec because the server broke reqID, a rule
+// the spec relies on but does not judge: the spec of reqID fails, every
+// other spec reports not-supported with the reason, so one breach is judged
+// once and the run does not wait for timeouts that can only follow.
+func (env *ServerEnv) brokenBy(reqID, format string, args ...any) {
+	ginkgo.GinkgoHelper()
+	msg := fmt.Sprintf(format, args...)
+	if currentRequirement() == reqID {
+		ginkgo.Fail(msg+env.evidence(), 1)
+	}
+	NotSupported("cannot judge this requirement: %s (judged under %s)", msg, reqID)
+}
+
+// checkTask stops the spec at once when a task the server reported cannot
+// be trusted: a status outside the five defined values or an unreadable
+// timestamp. Waiting loops call it on every state they see, so such a
+// server fails fast instead of keeping each spec waiting for a terminal
+// status that will never be recognised.
+func (env *ServerEnv) checkTask(t *client.Task, where string) {
+	ginkgo.GinkgoHelper()
+	if !tasks.Status(t.Status).Valid() {
+		env.brokenBy("TASKS-WIRE-STATUS-001", "%s: task %s has status %q, which is none of working, input_required, completed, failed, cancelled", where, t.TaskID, t.Status)
+	}
+	env.taskTimes(t, where)
+}
+
 // taskTimes checks that a task's timestamps are RFC 3339 and ordered and
-// returns them.
-func taskTimes(t *client.Task, where string) (created, updated time.Time) {
+// returns them. An unreadable createdAt is a breach of TASKS-TTL-001, an
+// unreadable or earlier lastUpdatedAt one of TASKS-TTL-002.
+func (env *ServerEnv) taskTimes(t *client.Task, where string) (created, updated time.Time) {
 	ginkgo.GinkgoHelper()
 	var err error
 	created, err = time.Parse(time.RFC3339Nano, t.CreatedAt)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: createdAt %q is not an RFC 3339 timestamp", where, t.CreatedAt)
+	if err != nil {
+		env.brokenBy("TASKS-TTL-001", "%s: task %s has createdAt %q, which is not an RFC 3339 timestamp", where, t.TaskID, t.CreatedAt)
+	}
 	updated, err = time.Parse(time.RFC3339Nano, t.LastUpdatedAt)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: lastUpdatedAt %q is not an RFC 3339 timestamp", where, t.LastUpdatedAt)
-	gomega.Expect(updated.Before(created)).To(gomega.BeFalse(), "%s: lastUpdatedAt %s is before createdAt %s", where, t.LastUpdatedAt, t.CreatedAt)
+	if err != nil {
+		env.brokenBy("TASKS-TTL-002", "%s: task %s has lastUpdatedAt %q, which is not an RFC 3339 timestamp", where, t.TaskID, t.LastUpdatedAt)
+	}
+	if updated.Before(created) {
+		env.brokenBy("TASKS-TTL-002", "%s: task %s has lastUpdatedAt %s before its createdAt %s", where, t.TaskID, t.LastUpdatedAt, t.CreatedAt)
+	}
 	return created, updated
 }
 

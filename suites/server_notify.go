@@ -51,7 +51,7 @@ var _ = describeServer("Status notifications", "notifications", func(env *Server
 			var t client.Task
 			Expect(json.Unmarshal(n.Params(), &t)).To(Succeed())
 			Expect(t.TaskID).To(Equal(id))
-			taskTimes(&t, "notifications/tasks/status")
+			env.taskTimes(&t, "notifications/tasks/status")
 		}
 	})
 
