@@ -493,8 +493,21 @@ func (env *ServerEnv) failWithEvidence(message string, callerSkip ...int) {
 	if len(callerSkip) > 0 {
 		skip = callerSkip[0]
 	}
-	ginkgo.Fail(strings.TrimRight(message, "\n")+env.evidence(), skip+1)
+	ginkgo.Fail(readable(strings.TrimRight(message, "\n"))+env.evidence(), skip+1)
 }
+
+// nilPhrases turn Gomega's rendering of a nil value into words: a spec
+// that expected an error and got none saw a success, which the evidence
+// that follows shows.
+var nilPhrases = strings.NewReplacer(
+	"Expected an error to have occurred.  Got:\n    <nil>: nil", "Expected an error, but the request succeeded",
+	"got <nil>", "got nothing (nil)",
+	"<nil>: nil", "nil (absent)",
+	"<nil>", "nil",
+)
+
+// readable rewrites a failure message so it never shows a bare <nil>.
+func readable(message string) string { return nilPhrases.Replace(message) }
 
 // evidence describes the last exchange with the server and the spec
 // section of the running spec's requirement.

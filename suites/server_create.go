@@ -61,8 +61,11 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 	})
 
 	env.It("reports RFC 3339 createdAt and lastUpdatedAt in every task it returns", "TASKS-TTL-001", func(ctx SpecContext) {
+		before := time.Now()
 		created := env.Sleep(ctx, 50)
-		env.taskTimes(&created.Task, "CreateTaskResult")
+		createdAt, _ := env.taskTimes(&created.Task, "CreateTaskResult")
+		Expect(createdAt).To(BeTemporally("~", before, clockDrift),
+			"createdAt %s is more than %s away from the harness clock (%s) when the task was created", created.Task.CreatedAt, clockDrift, before.UTC().Format(time.RFC3339Nano))
 		final := env.Await(ctx, created.Task.TaskID)
 		env.taskTimes(final, "tasks/get")
 		if env.Caps.List {

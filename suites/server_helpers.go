@@ -274,13 +274,30 @@ func connectionLost(err error) bool {
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
 }
 
+// outcome describes the answer behind err for a failure message: a
+// success when err is nil, the HTTP status or the JSON-RPC error
+// otherwise.
+func outcome(err error) string {
+	var he *client.HTTPError
+	var rpc *client.RPCError
+	switch {
+	case err == nil:
+		return "a success (a result, no error)"
+	case errors.As(err, &he):
+		return fmt.Sprintf("HTTP %d", he.StatusCode)
+	case errors.As(err, &rpc):
+		return fmt.Sprintf("JSON-RPC error %d (%q)", rpc.Code, rpc.Message)
+	}
+	return err.Error()
+}
+
 // ExpectRPCError asserts that err is a JSON-RPC error with code.
 func ExpectRPCError(err error, code int64, what string) *client.RPCError {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(err).To(gomega.HaveOccurred(), "%s: expected JSON-RPC error %d, got a success", what, code)
 	var rpc *client.RPCError
 	if !errors.As(err, &rpc) {
-		ginkgo.Fail(fmt.Sprintf("%s: expected JSON-RPC error %d, got %v", what, code, err))
+		ginkgo.Fail(fmt.Sprintf("%s: expected JSON-RPC error %d, got %s", what, code, outcome(err)))
 	}
 	gomega.Expect(rpc.Code).To(gomega.Equal(code), "%s: JSON-RPC error code (message %q)", what, rpc.Message)
 	return rpc

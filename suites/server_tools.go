@@ -26,7 +26,7 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 		res, err := env.A.CallTool(ctx, name, env.Args(FixtureSleepRequired, map[string]any{"ms": 0}))
 		Expect(err).To(HaveOccurred(), "a plain call to %q (taskSupport required) was answered with a result instead of JSON-RPC error -32601: %s", name, truncateRaw(res))
 		var rpc *client.RPCError
-		Expect(errors.As(err, &rpc)).To(BeTrue(), "expected a JSON-RPC error, got %v", err)
+		Expect(errors.As(err, &rpc)).To(BeTrue(), "expected a JSON-RPC error, got %s", outcome(err))
 		if rpc.Code == -32600 {
 			Fail(fmt.Sprintf("the server answered -32600 (Invalid request): this matches the example under Error Handling "+
 				"but violates Tool-Level Negotiation, which requires -32601 for a required tool called without a task (message %q)", rpc.Message))
@@ -67,7 +67,7 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 		_, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: map[string]any{}, Task: &client.TaskParams{}}.Params())
 		Expect(err).To(HaveOccurred(), "a task was created for an unknown tool")
 		code, ok := client.ErrorCode(err)
-		Expect(ok).To(BeTrue(), "expected a JSON-RPC error, got %v", err)
+		Expect(ok).To(BeTrue(), "expected a JSON-RPC error, got %s", outcome(err))
 		Expect(code).To(BeElementOf(int64(-32601), int64(-32602)))
 	})
 
@@ -95,7 +95,7 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 		res, err := env.A.CallToolAsTask(ctx, name, args, nil)
 		if err != nil {
 			_, isRPC := rpcCode(err)
-			Expect(isRPC).To(BeTrue(), "expected a JSON-RPC error for invalid arguments, got %v", err)
+			Expect(isRPC).To(BeTrue(), "expected a JSON-RPC error for invalid arguments, got %s", outcome(err))
 			return
 		}
 		final := env.Await(ctx, res.Task.TaskID)
