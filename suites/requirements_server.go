@@ -127,6 +127,11 @@ var serverRequirements = []Requirement{
 	{ID: "TASKS-XPORT-027", Level: LevelMust, Section: secTransports + " › Multiple Connections", Feature: "core", Summary: "Each server message travels on exactly one stream, never copied to several."},
 	{ID: "TASKS-ELICIT-003", Level: LevelMust, Section: secElicit + " § Elicitation Requests", Feature: "core", Summary: "A form elicitation has a message and a requested schema, in a mode the client declared."},
 
+	// Session hygiene.
+	{ID: "TASKS-XPORT-046", Level: LevelShould, Section: secTransports + " › Protocol Version Header", Feature: "core", Summary: "A request without a protocol version header is served as the 2025-03-26 revision, not refused."},
+	{ID: "TASKS-NCANCEL-009", Level: LevelShould, Section: "basic/utilities/cancellation.mdx § Error Handling", Feature: "core", Summary: "Cancellation notifications naming nothing cancellable, or malformed, are ignored."},
+	{ID: "TASKS-JSONRPC-003", Level: LevelMust, Section: secIndex + " › Requests", Feature: "core", Summary: "The server never uses one request id twice in a session."},
+
 	// Several instances.
 	{ID: "MCPT-MULTI-001", Level: LevelMust, Section: secServer + " § several instances", Feature: "multi-instance", Summary: "A task created through one instance can be read through another sharing the store."},
 	{ID: "MCPT-MULTI-002", Level: LevelMust, Section: secServer + " § several instances", Feature: "multi-instance", Summary: "Another instance lists the tasks created through the first."},
