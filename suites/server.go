@@ -509,6 +509,12 @@ var nilPhrases = strings.NewReplacer(
 // readable rewrites a failure message so it never shows a bare <nil>.
 func readable(message string) string { return nilPhrases.Replace(message) }
 
+// failf fails the running spec with a formatted message followed by the
+// evidence, like a failed assertion.
+func (env *ServerEnv) failf(format string, args ...any) {
+	ginkgo.Fail(fmt.Sprintf(format, args...)+env.evidence(), 1)
+}
+
 // evidence describes the last exchange with the server and the spec
 // section of the running spec's requirement.
 func (env *ServerEnv) evidence() string {

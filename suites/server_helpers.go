@@ -200,8 +200,8 @@ func (env *ServerEnv) AwaitOn(ctx context.Context, c *client.Client, id string, 
 		}
 	})
 	if err != nil && ctx.Err() == nil && wctx.Err() != nil && t != nil {
-		ginkgo.Fail(fmt.Sprintf("task %s was still %s (statusMessage %q) when the %s task timeout ran out",
-			id, t.Status, t.StatusMessage, env.Config.TaskTimeout))
+		env.failf("task %s was still %s (statusMessage %q) when the %s task timeout ran out",
+			id, t.Status, t.StatusMessage, env.Config.TaskTimeout)
 	}
 	checkCall(err, "waiting for task %s to finish", id)
 	return t
@@ -296,9 +296,7 @@ func ExpectRPCError(err error, code int64, what string) *client.RPCError {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(err).To(gomega.HaveOccurred(), "%s: expected JSON-RPC error %d, got a success", what, code)
 	var rpc *client.RPCError
-	if !errors.As(err, &rpc) {
-		ginkgo.Fail(fmt.Sprintf("%s: expected JSON-RPC error %d, got %s", what, code, outcome(err)))
-	}
+	gomega.Expect(errors.As(err, &rpc)).To(gomega.BeTrue(), "%s: expected JSON-RPC error %d, got %s", what, code, outcome(err))
 	gomega.Expect(rpc.Code).To(gomega.Equal(code), "%s: JSON-RPC error code (message %q)", what, rpc.Message)
 	return rpc
 }

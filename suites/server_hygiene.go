@@ -3,7 +3,6 @@ package suites
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 
@@ -21,7 +20,7 @@ var _ = describeServer("Session hygiene", "transport", func(env *ServerEnv) {
 		_, err := env.A.Call(ctx, "ping", nil, client.WithCallHeader(client.HeaderProtocolVersion, ""))
 		var he *client.HTTPError
 		if errors.As(err, &he) {
-			Fail(fmt.Sprintf("ping without an MCP-Protocol-Version header was refused with HTTP %d; without the header the server should assume the 2025-03-26 revision, in which ping exists", he.StatusCode))
+			env.failf("ping without an MCP-Protocol-Version header was refused with HTTP %d; without the header the server should assume the 2025-03-26 revision, in which ping exists", he.StatusCode)
 		}
 		Expect(err).NotTo(HaveOccurred(), "ping without an MCP-Protocol-Version header")
 	})
@@ -36,7 +35,7 @@ var _ = describeServer("Session hygiene", "transport", func(env *ServerEnv) {
 			rr, err := env.A.NotifyRaw(ctx, "notifications/cancelled", params)
 			var he *client.HTTPError
 			if errors.As(err, &he) && he.StatusCode >= 500 {
-				Fail(fmt.Sprintf("notifications/cancelled with %s broke the server: HTTP %d", what, he.StatusCode))
+				env.failf("notifications/cancelled with %s broke the server: HTTP %d", what, he.StatusCode)
 			}
 			if err == nil && rr != nil {
 				Expect(strings.TrimSpace(string(rr.Body))).NotTo(ContainSubstring(`"error"`),

@@ -115,7 +115,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 		for _, bogus := range made {
 			res, err := env.A.ListTasks(ctx, bogus)
 			if err == nil {
-				Fail(fmt.Sprintf("tasks/list with the cursor %q, which the server never issued, was served with a page of %d tasks (nextCursor %q) instead of error -32602", bogus, len(res.Tasks), res.NextCursor))
+				env.failf("tasks/list with the cursor %q, which the server never issued, was served with a page of %d tasks (nextCursor %q) instead of error -32602", bogus, len(res.Tasks), res.NextCursor)
 			}
 			ExpectRPCError(err, -32602, "tasks/list with the made-up cursor "+bogus)
 		}
@@ -153,7 +153,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 				continue
 			}
 			if len(res.Tasks) == 0 && res.NextCursor == "" {
-				Fail(fmt.Sprintf("tasks/list with %s (%q) was served with an empty last page instead of error -32602, although tasks follow that position", what, c))
+				env.failf("tasks/list with %s (%q) was served with an empty last page instead of error -32602, although tasks follow that position", what, c)
 			}
 			AddReportEntry("cursor accepted as a position", fmt.Sprintf("%s (%q): %d tasks", what, c, len(res.Tasks)), ReportEntryVisibilityFailureOrVerbose)
 		}

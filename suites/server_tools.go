@@ -3,7 +3,6 @@ package suites
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -28,8 +27,8 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 		var rpc *client.RPCError
 		Expect(errors.As(err, &rpc)).To(BeTrue(), "expected a JSON-RPC error, got %s", outcome(err))
 		if rpc.Code == -32600 {
-			Fail(fmt.Sprintf("the server answered -32600 (Invalid request): this matches the example under Error Handling "+
-				"but violates Tool-Level Negotiation, which requires -32601 for a required tool called without a task (message %q)", rpc.Message))
+			env.failf("the server answered -32600 (Invalid request): this matches the example under Error Handling "+
+				"but violates Tool-Level Negotiation, which requires -32601 for a required tool called without a task (message %q)", rpc.Message)
 		}
 		Expect(rpc.Code).To(BeEquivalentTo(-32601), "message %q", rpc.Message)
 	})

@@ -79,8 +79,8 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 		check := func(p probe, when string) {
 			got, err := env.A.GetTask(ctx, p.id)
 			if code, isRPC := rpcCode(err); isRPC && code == -32602 {
-				Fail(fmt.Sprintf("the task created with ttl %s requested and %s reported was gone %s after creation (%s: %v); a task must last as long as the ttl it reports",
-					p.asked, ttlString(p.reported), time.Since(p.born).Round(time.Millisecond), when, err))
+				env.failf("the task created with ttl %s requested and %s reported was gone %s after creation (%s: %v); a task must last as long as the ttl it reports",
+					p.asked, ttlString(p.reported), time.Since(p.born).Round(time.Millisecond), when, err)
 			}
 			checkCall(err, "tasks/get %s", p.id)
 			Expect(ttlString(got.TTL)).To(Equal(ttlString(p.reported)),
@@ -137,7 +137,7 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 				return
 			}
 			if time.Now().After(deadline) {
-				Fail(fmt.Sprintf("the task is still readable 2 s after its %s ttl elapsed", granted))
+				env.failf("the task is still readable 2 s after its %s ttl elapsed", granted)
 			}
 			time.Sleep(100 * time.Millisecond)
 		}

@@ -144,7 +144,7 @@ func (env *ServerEnv) expectAnswersConform(def string) {
 	}
 	Expect(n).To(BeNumerically(">", 0), "no %s was received during this spec", def)
 	if len(bad) > 0 {
-		Fail(fmt.Sprintf("%d of %d %s answers do not conform to the MCP 2025-11-25 schema:\n%s", len(bad), n, def, strings.Join(bad, "\n")))
+		env.failf("%d of %d %s answers do not conform to the MCP 2025-11-25 schema:\n%s", len(bad), n, def, strings.Join(bad, "\n"))
 	}
 }
 

@@ -718,7 +718,10 @@ func brokenServers(tokA, tokB string) []brokenServer {
 						}
 						mu.Lock()
 						defer mu.Unlock()
+						// Request ids repeat across sessions: each one is
+						// consumed by the answer that follows it.
 						if ttl, ok := asked[jsonID(msg["id"])]; ok {
+							delete(asked, jsonID(msg["id"]))
 							t := resultOf(msg)["task"].(map[string]any)
 							t["ttl"] = ttl
 							id, _ := t["taskId"].(string)
