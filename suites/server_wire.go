@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -330,6 +331,21 @@ var _ = describeServer("Wire format", "wire", func(env *ServerEnv) {
 	env.It("never reuses an SSE event id within a session", "TASKS-XPORT-028", func(ctx SpecContext) {
 		_ = env.A.OpenStream(ctx)
 		fullFlow(ctx)
+		// Status notifications of the flow may still be on their way on
+		// the GET stream: give them a moment, so that a reused id has a
+		// second event to show up in.
+		withIDs := func() int {
+			n := 0
+			for _, m := range env.Messages() {
+				if m.EventID != "" && m.SessionID == env.A.SessionID() {
+					n++
+				}
+			}
+			return n
+		}
+		for deadline := time.Now().Add(time.Second); withIDs() < 2 && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
 		seen := map[string]string{}
 		for _, m := range env.Messages() {
 			if m.EventID == "" || m.SessionID != env.A.SessionID() {

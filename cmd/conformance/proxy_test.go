@@ -1020,7 +1020,7 @@ func certifyThrough(t *testing.T, b breakage, filter string) brokenRun {
 	tokA, tokB := proxyTokens()
 	inst, err := reference.Start(ctx, reference.Options{
 		Config:        tasks.Config{PollInterval: 50 * time.Millisecond},
-		ServerOptions: []server.Option{server.WithTokenVerifier(server.NewStaticTokens(map[string]string{tokA: "a", tokB: "b"}))},
+		ServerOptions: []server.Option{server.WithTokenVerifier(server.NewStaticTokens(map[string]string{tokA: "a", tokB: "b"})), server.WithAllowAnonymous(false)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -1195,5 +1195,31 @@ func TestOneMalformedAnswerTypeIsJudgedOnce(t *testing.T) {
 	}
 	if len(ids) > 2 {
 		t.Errorf("one malformed answer type failed %d requirements: %v", len(ids), ids)
+	}
+}
+
+// TestUndeclaredListIsNotApplicable: a server that does not declare
+// tasks.list gets its list specs not-applicable, not failed.
+func TestUndeclaredListIsNotApplicable(t *testing.T) {
+	run := certifyThrough(t, breakage{onMessage: func(method string, msg map[string]any) {
+		if r := resultOf(msg); r != nil && method == "initialize" {
+			if caps, ok := r["capabilities"].(map[string]any); ok {
+				if tk, ok := caps["tasks"].(map[string]any); ok {
+					delete(tk, "list")
+				}
+			}
+		}
+	}}, "area:list")
+	if run.report == nil {
+		t.Fatalf("exit %d, no report\n%s", run.code, run.stderr)
+	}
+	for _, id := range []string{"TASKS-LIST-002", "TASKS-LIST-004", "TASKS-ERR-002"} {
+		if got := statusOf(run.report, id); got != report.StatusNotApplicable {
+			t.Errorf("%s is %q, want not-applicable", id, got)
+		}
+	}
+	// Partial, not conformant: the label filter left the other MUSTs out.
+	if run.report.Summary.Verdict == report.VerdictNonConformant {
+		t.Errorf("verdict %s", run.report.Summary.Verdict)
 	}
 }
