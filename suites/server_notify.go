@@ -74,10 +74,10 @@ var _ = describeServer("Status notifications", "notifications", func(env *Server
 			NotApplicable("the server sent no notifications/tasks/status (they are optional)")
 		}
 		for _, n := range all {
-			Expect(n.Raw).To(ConformTo("TaskStatusNotification"))
+			Expect(n.Raw).To(ConformTo("TaskStatusNotification"), "notifications/tasks/status received on the %s stream: %s", n.Stream, truncateRaw(n.Raw))
 			var obj map[string]json.RawMessage
 			Expect(json.Unmarshal(n.Params(), &obj)).To(Succeed())
-			expectTTLMember(obj, "notifications/tasks/status")
+			expectTTLMember(obj, "notifications/tasks/status "+truncateRaw(n.Raw))
 		}
 	})
 })

@@ -150,7 +150,7 @@ var _ = describeServer("Progress", "progress", func(env *ServerEnv) {
 			NotSupported("the progress fixture sent no progress notifications")
 		}
 		for _, n := range all {
-			Expect(n.Raw).To(ConformTo("ProgressNotification"))
+			Expect(n.Raw).To(ConformTo("ProgressNotification"), "notifications/progress received on the %s stream: %s", n.Stream, truncateRaw(n.Raw))
 		}
 	})
 })

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -269,11 +270,17 @@ func (c *Client) DeleteSession(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	c.setHeaders(req)
+	x := Exchange{Method: "DELETE", Sent: []byte("DELETE " + c.url + " (Mcp-Session-Id " + req.Header.Get(HeaderSessionID) + ")")}
 	resp, err := c.httpClient.Do(req)
 	if err != nil {
+		x.Err = err
+		c.observeExchange(x)
 		return 0, fmt.Errorf("DELETE session: %w", err)
 	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 	resp.Body.Close()
+	x.HTTPStatus, x.ContentType, x.Body = resp.StatusCode, resp.Header.Get("Content-Type"), b
+	c.observeExchange(x)
 	return resp.StatusCode, nil
 }
 

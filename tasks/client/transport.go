@@ -421,12 +421,21 @@ func (c *Client) PostRaw(ctx context.Context, body []byte, opts ...CallOption) (
 	for _, o := range opts {
 		o(&cc)
 	}
+	var probe struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(body, &probe)
+	x := Exchange{Method: probe.Method, Sent: body}
 	resp, err := c.post(ctx, "POST", body, cc.headers)
 	if err != nil {
+		x.Err = err
+		c.observeExchange(x)
 		return nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	x.HTTPStatus, x.ContentType, x.Body, x.Err = resp.StatusCode, resp.Header.Get("Content-Type"), b, err
+	c.observeExchange(x)
 	if err != nil {
 		return nil, err
 	}
@@ -449,22 +458,31 @@ func (c *Client) OpenStream(ctx context.Context) error {
 	}
 	c.setHeaders(req)
 	req.Header.Set("Accept", "text/event-stream")
+	x := Exchange{Method: "GET", Sent: []byte("GET " + c.url + " (Accept: text/event-stream)")}
 	resp, err := c.httpClient.Do(req)
 	if err != nil {
 		cancel()
+		x.Err = err
+		c.observeExchange(x)
 		return fmt.Errorf("GET stream: %w", err)
 	}
+	x.HTTPStatus, x.ContentType = resp.StatusCode, resp.Header.Get("Content-Type")
 	if resp.StatusCode == http.StatusMethodNotAllowed {
 		resp.Body.Close()
 		cancel()
+		c.observeExchange(x)
 		return ErrNoStream
 	}
 	if resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
 		cancel()
+		x.Body = b
+		c.observeExchange(x)
 		return &HTTPError{Method: "GET", StatusCode: resp.StatusCode, Body: string(b)}
 	}
+	x.Body = []byte("(an event stream, left open)")
+	c.observeExchange(x)
 	c.mu.Lock()
 	c.streams = append(c.streams, cancel)
 	c.mu.Unlock()
