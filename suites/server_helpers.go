@@ -260,7 +260,33 @@ func checkCall(err error, format string, args ...any) {
 	if connectionLost(err) {
 		HarnessError("%s: lost the connection to the server: %v", fmt.Sprintf(format, args...), err)
 	}
+	var me *client.MalformedError
+	if errors.As(err, &me) {
+		if id, ok := malformedJudge[me.Method]; ok {
+			judgedUnder(id, fmt.Sprintf("%s: %v", fmt.Sprintf(format, args...), err))
+		}
+	}
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), fmt.Sprintf(format, args...))
+}
+
+// malformedJudge names, per method, the requirement under which an answer
+// the client cannot even decode is judged.
+var malformedJudge = map[string]string{
+	"tools/call":   "TASKS-WIRE-CREATE-001",
+	"tasks/get":    "TASKS-WIRE-GET-001",
+	"tasks/cancel": "TASKS-WIRE-CANCEL-001",
+	"tasks/list":   "TASKS-WIRE-LIST-001",
+}
+
+// judgedUnder fails the running spec if it judges reqID, and otherwise
+// stops it as not-supported, naming reqID (brokenBy without evidence, for
+// code that has no ServerEnv).
+func judgedUnder(reqID, msg string) {
+	ginkgo.GinkgoHelper()
+	if currentRequirement() == reqID {
+		ginkgo.Fail(msg)
+	}
+	NotSupported("cannot judge this requirement: %s (judged under %s)", msg, reqID)
 }
 
 // connectionLost reports whether err is a broken connection rather than an

@@ -76,7 +76,6 @@ var _ = describeServer("Progress", "progress", func(env *ServerEnv) {
 			Expect(json.Unmarshal(n.Params(), &p)).To(Succeed())
 			Expect(p.Progress).To(BeNumerically(">", last), "progress went from %v to %v", last, p.Progress)
 			last = p.Progress
-			Expect(n.Raw).To(ConformTo("ProgressNotification"))
 		}
 	})
 
