@@ -130,6 +130,7 @@ var serverRequirements = []Requirement{
 	// Session hygiene.
 	{ID: "TASKS-XPORT-046", Level: LevelShould, Section: secTransports + " › Protocol Version Header", Feature: "core", Summary: "A request without a protocol version header is served as the 2025-03-26 revision, not refused."},
 	{ID: "TASKS-NCANCEL-009", Level: LevelShould, Section: "basic/utilities/cancellation.mdx § Error Handling", Feature: "core", Summary: "Cancellation notifications naming nothing cancellable, or malformed, are ignored."},
+	{ID: "TASKS-XPORT-034", Level: LevelShould, Section: secTransports + " › Session Management", Feature: "core", Summary: "Every session gets an id of its own."},
 	{ID: "TASKS-JSONRPC-003", Level: LevelMust, Section: secIndex + " › Requests", Feature: "core", Summary: "The server never uses one request id twice in a session."},
 
 	// Several instances.

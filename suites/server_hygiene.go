@@ -25,6 +25,25 @@ var _ = describeServer("Session hygiene", "transport", func(env *ServerEnv) {
 		Expect(err).NotTo(HaveOccurred(), "ping without an MCP-Protocol-Version header")
 	})
 
+	env.It("hands every session its own id", "TASKS-XPORT-034", func(ctx SpecContext) {
+		seen := map[string]int{}
+		if id := env.A.SessionID(); id != "" {
+			seen[id]++
+		}
+		for i := 0; i < 3; i++ {
+			c := env.Connect(ctx, env.Config.URLs[0], env.Config.Headers)
+			if id := c.SessionID(); id != "" {
+				seen[id]++
+			}
+		}
+		if len(seen) == 0 {
+			NotApplicable("the server hands out no session ids")
+		}
+		for id, n := range seen {
+			Expect(n).To(Equal(1), "the session id %q was handed to %d of 4 sessions", id, n)
+		}
+	})
+
 	env.It("ignores cancellation notifications for unknown requests or with malformed params", "TASKS-NCANCEL-009", func(ctx SpecContext) {
 		running := env.Running(ctx, 2000)
 		for what, params := range map[string]any{
