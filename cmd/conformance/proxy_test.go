@@ -1186,15 +1186,19 @@ func TestOneMalformedAnswerTypeIsJudgedOnce(t *testing.T) {
 	if run.report == nil {
 		t.Fatalf("exit %d, no report\n%s", run.code, run.stderr)
 	}
+	// Only MUST failures are counted: a SHOULD that a loaded machine
+	// makes slow must not turn this test red.
 	var ids []string
 	for _, e := range failing(run.report) {
-		ids = append(ids, e.ID)
+		if e.Level == string(suites.LevelMust) {
+			ids = append(ids, e.ID)
+		}
 	}
 	if !slices.Contains(ids, "TASKS-WIRE-GET-001") {
-		t.Errorf("TASKS-WIRE-GET-001 did not fail; failing: %v", ids)
+		t.Errorf("TASKS-WIRE-GET-001 did not fail; failing MUSTs: %v", ids)
 	}
 	if len(ids) > 2 {
-		t.Errorf("one malformed answer type failed %d requirements: %v", len(ids), ids)
+		t.Errorf("one malformed answer type failed %d MUST requirements: %v", len(ids), ids)
 	}
 }
 
