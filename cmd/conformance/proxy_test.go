@@ -281,8 +281,8 @@ type brokenServer struct {
 	b       breakage
 }
 
-// isCall reports whether msg answers tasks method m (or a task-augmented
-// tools/call when m is "create").
+// isCreate reports whether msg is the CreateTaskResult answering a
+// task-augmented tools/call.
 func isCreate(method string, msg map[string]any) bool {
 	r := resultOf(msg)
 	_, ok := r["task"].(map[string]any)
