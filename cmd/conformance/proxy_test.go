@@ -1111,6 +1111,9 @@ func TestBrokenServersFailTheRightRequirement(t *testing.T) {
 			if bs.wantMsg != "" && !strings.Contains(msg, bs.wantMsg) {
 				t.Errorf("%s failed with %q, want a message containing %q", bs.want, msg, bs.wantMsg)
 			}
+			if !strings.Contains(msg, "came back:") || !strings.Contains(msg, "\nspec: ") {
+				t.Errorf("%s failed without evidence (what was sent, what came back, the spec section): %s", bs.want, msg)
+			}
 			if strings.Contains(msg, "<nil>") {
 				t.Errorf("%s failed with a message that shows <nil> instead of what came back: %s", bs.want, msg)
 			}
