@@ -66,6 +66,11 @@ var serverRequirements = []Requirement{
 	{ID: "TASKS-META-006", Level: LevelShould, Section: secTasks + " § Associating Task-Related Messages", Feature: "core", Summary: "Results of tasks/get, tasks/list and tasks/cancel do not carry related-task metadata."},
 	{ID: "TASKS-INPUT-002", Level: LevelShould, Section: secTasks + " § Input Required Status", Feature: "core", Summary: "tasks/get is answered with a plain JSON body, not an event stream."},
 
+	// The catalog's MUST covers every task-related message; its own
+	// reading (DISC-T03) makes the progress-notification case a warning,
+	// and the cases with a MUST of their own are judged there (META-002
+	// for elicitations, META-007 for the tasks/result payload). So SHOULD.
+	{ID: "TASKS-META-001", Level: LevelShould, Section: secTasks + " § Associating Task-Related Messages", Feature: "core", Summary: "Progress notifications sent for a task name it in related-task metadata."},
 	{ID: "TASKS-META-003", Level: LevelMust, Section: secTasks + " § Associating Task-Related Messages", Feature: "core", Summary: "The taskId parameter alone decides which task tasks/get, tasks/result and tasks/cancel act on."},
 
 	// Results.
@@ -129,6 +134,12 @@ var serverRequirements = []Requirement{
 	// Not an MCP rule: without authorization the spec lets anyone holding
 	// a task id read it. A toolkit recommendation.
 	{ID: "MCPT-SESSION-001", Level: LevelShould, Section: secServer + " § requestors without credentials", Feature: "core", Summary: "Without authorization, a task is visible only to the session that created it."},
+
+	// Session hygiene.
+	{ID: "TASKS-XPORT-046", Level: LevelShould, Section: secTransports + " › Protocol Version Header", Feature: "core", Summary: "A request without a protocol version header is served as the 2025-03-26 revision, not refused."},
+	{ID: "TASKS-NCANCEL-009", Level: LevelShould, Section: "basic/utilities/cancellation.mdx § Error Handling", Feature: "core", Summary: "Cancellation notifications naming nothing cancellable, or malformed, are ignored."},
+	{ID: "TASKS-XPORT-034", Level: LevelShould, Section: secTransports + " › Session Management", Feature: "core", Summary: "Every session gets an id of its own."},
+	{ID: "TASKS-JSONRPC-003", Level: LevelMust, Section: secIndex + " › Requests", Feature: "core", Summary: "The server never uses one request id twice in a session."},
 
 	// Several instances.
 	{ID: "MCPT-MULTI-001", Level: LevelMust, Section: secServer + " § several instances", Feature: "multi-instance", Summary: "A task created through one instance can be read through another sharing the store."},

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -356,6 +357,10 @@ func DescribeServer(cfg ServerConfig, opts ...Option) bool {
 	}
 	ginkgo.Describe(title, ModeLabel(ModeServer), func() {
 		ginkgo.BeforeEach(func(ctx ginkgo.SpecContext) {
+			// Failures of the spec's own assertions carry the evidence:
+			// the last exchange with the server and the spec section.
+			gomega.RegisterFailHandler(env.failWithEvidence)
+			ginkgo.DeferCleanup(func() { gomega.RegisterFailHandler(ginkgo.Fail) })
 			env.setup(ctx)
 		})
 		for _, g := range serverGroups {
@@ -416,6 +421,7 @@ type ServerEnv struct {
 	mu       sync.Mutex
 	messages []*client.Message
 	created  []createdTask
+	last     *client.Exchange
 }
 
 type createdTask struct {
@@ -428,6 +434,7 @@ func (env *ServerEnv) setup(ctx context.Context) {
 	env.mu.Lock()
 	env.messages = nil
 	env.created = nil
+	env.last = nil
 	env.mu.Unlock()
 	env.A, env.Init, env.Caps, env.Tools = nil, nil, Capabilities{}, nil
 	if err := env.Config.Validate(); err != nil {
@@ -464,10 +471,11 @@ func (env *ServerEnv) setup(ctx context.Context) {
 }
 
 // teardown cancels the tasks the spec left running and validates every
-// message the spec received against its schema definition: a violation in
-// an answer to one of the spec's requests fails the spec, and so the
-// requirement it tests; one in a message the server sent on its own is
-// left to the spec of that message's requirement.
+// message the spec received against its schema definition. A violation is
+// reported as context only: each kind of answer is judged once, by the
+// spec of its own requirement (see wireRequirement), so one malformed
+// answer type fails that requirement and not every spec that happened to
+// receive it.
 func (env *ServerEnv) teardown(ctx ginkgo.SpecContext) {
 	env.mu.Lock()
 	created := env.created
@@ -482,15 +490,99 @@ func (env *ServerEnv) teardown(ctx ginkgo.SpecContext) {
 			}
 		}
 	}
-	own, unsolicited := validateMessages(msgs)
-	if len(unsolicited) > 0 {
-		ginkgo.AddReportEntry("wire: server-initiated messages that do not conform (judged by their own specs)",
-			strings.Join(unsolicited, "\n"), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+	if violations := validateMessages(msgs); len(violations) > 0 {
+		ginkgo.AddReportEntry("wire: messages that do not conform (each judged by the spec of its own requirement)",
+			strings.Join(violations, "\n"), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 	}
-	if len(own) > 0 {
-		ginkgo.Fail("wire: answers received during this spec do not conform to the MCP 2025-11-25 schema:\n" +
-			strings.Join(own, "\n"))
+}
+
+// recordExchange keeps the last request and its answer for the evidence of
+// a failure.
+func (env *ServerEnv) recordExchange(x client.Exchange) {
+	env.mu.Lock()
+	env.last = &x
+	env.mu.Unlock()
+}
+
+// failWithEvidence is the Gomega fail handler during server specs: the
+// assertion's message, then what was last sent, what came back and the
+// section of the spec's requirement.
+func (env *ServerEnv) failWithEvidence(message string, callerSkip ...int) {
+	skip := 0
+	if len(callerSkip) > 0 {
+		skip = callerSkip[0]
 	}
+	ginkgo.Fail(readable(strings.TrimRight(message, "\n"))+env.evidence(), skip+1)
+}
+
+// nilPhrases turn Gomega's rendering of a nil value into words: a spec
+// that expected an error and got none saw a success, which the evidence
+// that follows shows.
+var nilPhrases = strings.NewReplacer(
+	"Expected an error to have occurred.  Got:\n    <nil>: nil", "Expected an error, but the request succeeded",
+	"got <nil>", "got nothing (nil)",
+	"<nil>: nil", "nil (absent)",
+	"<nil>", "nil",
+)
+
+// readable rewrites a failure message so it never shows a bare <nil>.
+func readable(message string) string { return nilPhrases.Replace(message) }
+
+// failf fails the running spec with a formatted message followed by the
+// evidence, like a failed assertion.
+func (env *ServerEnv) failf(format string, args ...any) {
+	ginkgo.Fail(fmt.Sprintf(format, args...)+env.evidence(), 1)
+}
+
+// evidence describes the last exchange with the server and the spec
+// section of the running spec's requirement.
+func (env *ServerEnv) evidence() string {
+	var b strings.Builder
+	env.mu.Lock()
+	x := env.last
+	env.mu.Unlock()
+	if x != nil {
+		fmt.Fprintf(&b, "\nsent: %s", excerpt(x.Sent, 300))
+		switch {
+		case x.HTTPStatus == 0 && x.Err != nil:
+			fmt.Fprintf(&b, "\ncame back: no answer (%v)", x.Err)
+		case len(bytes.TrimSpace(x.Body)) == 0:
+			fmt.Fprintf(&b, "\ncame back: HTTP %d with an empty body (Content-Type %q)", x.HTTPStatus, x.ContentType)
+		default:
+			fmt.Fprintf(&b, "\ncame back: HTTP %d, %s: %s", x.HTTPStatus, orNone(x.ContentType), excerpt(x.Body, 500))
+		}
+	}
+	if r, ok := Lookup(currentRequirement()); ok {
+		fmt.Fprintf(&b, "\nspec: %s (%s, %s)", r.Section, r.ID, r.Level)
+	}
+	return b.String()
+}
+
+// currentRequirement is the requirement id of the running spec ("" when
+// there is none).
+func currentRequirement() string {
+	for _, l := range ginkgo.CurrentSpecReport().Labels() {
+		if id, ok := strings.CutPrefix(l, LabelReq+":"); ok {
+			return id
+		}
+	}
+	return ""
+}
+
+// excerpt renders raw bytes on one line, cut after n bytes.
+func excerpt(raw []byte, n int) string {
+	s := strings.Join(strings.Fields(string(raw)), " ")
+	if len(s) > n {
+		return s[:n] + "… (" + strconv.Itoa(len(raw)) + " bytes)"
+	}
+	return s
+}
+
+func orNone(ct string) string {
+	if ct == "" {
+		return "no Content-Type"
+	}
+	return "Content-Type " + ct
 }
 
 // record keeps a received message for the wire check.
@@ -519,6 +611,7 @@ func (env *ServerEnv) NewClient(u string, headers http.Header, opts ...client.Op
 		client.WithHTTPClient(env.Config.HTTPClient),
 		client.WithClientInfo("mcptasks-conformance", "suite"),
 		client.WithObserver(env.record),
+		client.WithExchangeObserver(env.recordExchange),
 		client.WithRequestHandler(answerElicitation),
 	}
 	c := client.New(u, append(base, opts...)...)

@@ -120,7 +120,7 @@ var _ = describeServer("Handshake and capabilities", "handshake", func(env *Serv
 		for _, v := range []string{"1999-01-01", "garbage"} {
 			_, err := env.A.Call(ctx, "ping", nil, client.WithCallHeader(client.HeaderProtocolVersion, v))
 			var he *client.HTTPError
-			Expect(errors.As(err, &he)).To(BeTrue(), "MCP-Protocol-Version %q: expected HTTP 400, got %v", v, err)
+			Expect(errors.As(err, &he)).To(BeTrue(), "MCP-Protocol-Version %q: expected HTTP 400, got %s", v, outcome(err))
 			Expect(he.StatusCode).To(Equal(http.StatusBadRequest), "MCP-Protocol-Version %q", v)
 		}
 	})

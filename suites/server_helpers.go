@@ -14,6 +14,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
@@ -98,6 +99,7 @@ func (env *ServerEnv) CreateOn(ctx context.Context, c *client.Client, role strin
 	res, err := c.CallToolAsTask(ctx, name, env.Args(role, args), ttl, opts...)
 	env.undeclaredRefusal(err, name)
 	checkCall(err, "tools/call %s with a task", name)
+	env.checkTask(&res.Task, "CreateTaskResult")
 	env.mu.Lock()
 	env.created = append(env.created, createdTask{c: c, id: res.Task.TaskID})
 	env.mu.Unlock()
@@ -120,6 +122,7 @@ func (env *ServerEnv) CreateCall(ctx context.Context, c *client.Client, role str
 	res, err := c.CreateTask(ctx, tc, opts...)
 	env.undeclaredRefusal(err, tc.Name)
 	checkCall(err, "tools/call %s with a task", tc.Name)
+	env.checkTask(&res.Task, "CreateTaskResult")
 	env.mu.Lock()
 	env.created = append(env.created, createdTask{c: c, id: res.Task.TaskID})
 	env.mu.Unlock()
@@ -148,6 +151,7 @@ func (env *ServerEnv) Running(ctx context.Context, ms int) *client.CreateTaskRes
 	created := env.Sleep(ctx, ms)
 	t, err := env.A.GetTask(ctx, created.Task.TaskID)
 	checkCall(err, "tasks/get %s", created.Task.TaskID)
+	env.checkTask(t, "tasks/get")
 	if t.Terminal() {
 		NotSupported("the server ended a %d ms task on its own right after creating it (status %s, %q); this spec needs a task that keeps running",
 			ms, t.Status, t.StatusMessage)
@@ -195,7 +199,16 @@ func (env *ServerEnv) AwaitOn(ctx context.Context, c *client.Client, id string, 
 	ginkgo.GinkgoHelper()
 	wctx, cancel := context.WithTimeout(ctx, env.Config.TaskTimeout)
 	defer cancel()
-	t, err := c.WaitTerminal(wctx, id, 10*time.Millisecond, env.Config.MaxPoll, seen)
+	t, err := c.WaitTerminal(wctx, id, 10*time.Millisecond, env.Config.MaxPoll, func(t *client.Task) {
+		env.checkTask(t, "tasks/get")
+		if seen != nil {
+			seen(t)
+		}
+	})
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil && t != nil {
+		env.failf("task %s was still %s (statusMessage %q) when the %s task timeout ran out",
+			id, t.Status, t.StatusMessage, env.Config.TaskTimeout)
+	}
 	checkCall(err, "waiting for task %s to finish", id)
 	return t
 }
@@ -228,6 +241,7 @@ func (env *ServerEnv) PollUntil(ctx context.Context, c *client.Client, id string
 	for {
 		t, err := c.GetTask(ctx, id)
 		checkCall(err, "tasks/get %s", id)
+		env.checkTask(t, "tasks/get")
 		if cond(t) || t.Terminal() || time.Now().After(deadline) {
 			return t
 		}
@@ -252,7 +266,33 @@ func checkCall(err error, format string, args ...any) {
 	if connectionLost(err) {
 		HarnessError("%s: lost the connection to the server: %v", fmt.Sprintf(format, args...), err)
 	}
+	var me *client.MalformedError
+	if errors.As(err, &me) {
+		if id, ok := malformedJudge[me.Method]; ok {
+			judgedUnder(id, fmt.Sprintf("%s: %v", fmt.Sprintf(format, args...), err))
+		}
+	}
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), fmt.Sprintf(format, args...))
+}
+
+// malformedJudge names, per method, the requirement under which an answer
+// the client cannot even decode is judged.
+var malformedJudge = map[string]string{
+	"tools/call":   "TASKS-WIRE-CREATE-001",
+	"tasks/get":    "TASKS-WIRE-GET-001",
+	"tasks/cancel": "TASKS-WIRE-CANCEL-001",
+	"tasks/list":   "TASKS-WIRE-LIST-001",
+}
+
+// judgedUnder fails the running spec if it judges reqID, and otherwise
+// stops it as not-supported, naming reqID (brokenBy without evidence, for
+// code that has no ServerEnv).
+func judgedUnder(reqID, msg string) {
+	ginkgo.GinkgoHelper()
+	if currentRequirement() == reqID {
+		ginkgo.Fail(msg)
+	}
+	NotSupported("cannot judge this requirement: %s (judged under %s)", msg, reqID)
 }
 
 // connectionLost reports whether err is a broken connection rather than an
@@ -266,28 +306,76 @@ func connectionLost(err error) bool {
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
 }
 
+// outcome describes the answer behind err for a failure message: a
+// success when err is nil, the HTTP status or the JSON-RPC error
+// otherwise.
+func outcome(err error) string {
+	var he *client.HTTPError
+	var rpc *client.RPCError
+	switch {
+	case err == nil:
+		return "a success (a result, no error)"
+	case errors.As(err, &he):
+		return fmt.Sprintf("HTTP %d", he.StatusCode)
+	case errors.As(err, &rpc):
+		return fmt.Sprintf("JSON-RPC error %d (%q)", rpc.Code, rpc.Message)
+	}
+	return err.Error()
+}
+
 // ExpectRPCError asserts that err is a JSON-RPC error with code.
 func ExpectRPCError(err error, code int64, what string) *client.RPCError {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(err).To(gomega.HaveOccurred(), "%s: expected JSON-RPC error %d, got a success", what, code)
 	var rpc *client.RPCError
-	if !errors.As(err, &rpc) {
-		ginkgo.Fail(fmt.Sprintf("%s: expected JSON-RPC error %d, got %v", what, code, err))
-	}
+	gomega.Expect(errors.As(err, &rpc)).To(gomega.BeTrue(), "%s: expected JSON-RPC error %d, got %s", what, code, outcome(err))
 	gomega.Expect(rpc.Code).To(gomega.Equal(code), "%s: JSON-RPC error code (message %q)", what, rpc.Message)
 	return rpc
 }
 
+// brokenBy stops the running spec because the server broke reqID, a rule
+// the spec relies on but does not judge: the spec of reqID fails, every
+// other spec reports not-supported with the reason, so one breach is judged
+// once and the run does not wait for timeouts that can only follow.
+func (env *ServerEnv) brokenBy(reqID, format string, args ...any) {
+	ginkgo.GinkgoHelper()
+	msg := fmt.Sprintf(format, args...)
+	if currentRequirement() == reqID {
+		ginkgo.Fail(msg+env.evidence(), 1)
+	}
+	NotSupported("cannot judge this requirement: %s (judged under %s)", msg, reqID)
+}
+
+// checkTask stops the spec at once when a task the server reported cannot
+// be trusted: a status outside the five defined values or an unreadable
+// timestamp. Waiting loops call it on every state they see, so such a
+// server fails fast instead of keeping each spec waiting for a terminal
+// status that will never be recognised.
+func (env *ServerEnv) checkTask(t *client.Task, where string) {
+	ginkgo.GinkgoHelper()
+	if !tasks.Status(t.Status).Valid() {
+		env.brokenBy("TASKS-WIRE-STATUS-001", "%s: task %s has status %q, which is none of working, input_required, completed, failed, cancelled", where, t.TaskID, t.Status)
+	}
+	env.taskTimes(t, where)
+}
+
 // taskTimes checks that a task's timestamps are RFC 3339 and ordered and
-// returns them.
-func taskTimes(t *client.Task, where string) (created, updated time.Time) {
+// returns them. An unreadable createdAt is a breach of TASKS-TTL-001, an
+// unreadable or earlier lastUpdatedAt one of TASKS-TTL-002.
+func (env *ServerEnv) taskTimes(t *client.Task, where string) (created, updated time.Time) {
 	ginkgo.GinkgoHelper()
 	var err error
 	created, err = time.Parse(time.RFC3339Nano, t.CreatedAt)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: createdAt %q is not an RFC 3339 timestamp", where, t.CreatedAt)
+	if err != nil {
+		env.brokenBy("TASKS-TTL-001", "%s: task %s has createdAt %q, which is not an RFC 3339 timestamp", where, t.TaskID, t.CreatedAt)
+	}
 	updated, err = time.Parse(time.RFC3339Nano, t.LastUpdatedAt)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s: lastUpdatedAt %q is not an RFC 3339 timestamp", where, t.LastUpdatedAt)
-	gomega.Expect(updated.Before(created)).To(gomega.BeFalse(), "%s: lastUpdatedAt %s is before createdAt %s", where, t.LastUpdatedAt, t.CreatedAt)
+	if err != nil {
+		env.brokenBy("TASKS-TTL-002", "%s: task %s has lastUpdatedAt %q, which is not an RFC 3339 timestamp", where, t.TaskID, t.LastUpdatedAt)
+	}
+	if updated.Before(created) {
+		env.brokenBy("TASKS-TTL-002", "%s: task %s has lastUpdatedAt %s before its createdAt %s", where, t.TaskID, t.LastUpdatedAt, t.CreatedAt)
+	}
 	return created, updated
 }
 

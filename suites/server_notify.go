@@ -51,7 +51,7 @@ var _ = describeServer("Status notifications", "notifications", func(env *Server
 			var t client.Task
 			Expect(json.Unmarshal(n.Params(), &t)).To(Succeed())
 			Expect(t.TaskID).To(Equal(id))
-			taskTimes(&t, "notifications/tasks/status")
+			env.taskTimes(&t, "notifications/tasks/status")
 		}
 	})
 
@@ -74,10 +74,10 @@ var _ = describeServer("Status notifications", "notifications", func(env *Server
 			NotApplicable("the server sent no notifications/tasks/status (they are optional)")
 		}
 		for _, n := range all {
-			Expect(n.Raw).To(ConformTo("TaskStatusNotification"))
+			Expect(n.Raw).To(ConformTo("TaskStatusNotification"), "notifications/tasks/status received on the %s stream: %s", n.Stream, truncateRaw(n.Raw))
 			var obj map[string]json.RawMessage
 			Expect(json.Unmarshal(n.Params(), &obj)).To(Succeed())
-			expectTTLMember(obj, "notifications/tasks/status")
+			expectTTLMember(obj, "notifications/tasks/status "+truncateRaw(n.Raw))
 		}
 	})
 })

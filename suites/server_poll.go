@@ -18,6 +18,11 @@ import (
 // with a clear message instead of running into the spec timeout.
 const answerTimeout = 10 * time.Second
 
+// clockDrift is how far the server's timestamps may stray from the
+// harness clock: generous, since the two machines' clocks need not agree,
+// but tight enough to catch a fixed or zero date.
+const clockDrift = 30 * time.Second
+
 var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 	env.It("returns the task flat in the tasks/get result", "TASKS-WIRE-GET-001", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 0)
@@ -26,8 +31,8 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		obj := rawTaskMembers(raw, false)
 		Expect(obj).NotTo(HaveKey("task"), "tasks/get wraps the task")
 		Expect(obj).To(HaveKey("taskId"))
-		Expect(raw).To(ConformTo("GetTaskResult"))
-		Expect(raw).To(ConformTo("Task"))
+		env.Await(ctx, created.Task.TaskID)
+		env.expectAnswersConform("GetTaskResult")
 	})
 
 	env.It("includes the ttl in force, or null, in every tasks/get result", "TASKS-TTL-004", func(ctx SpecContext) {
@@ -43,10 +48,44 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		created := env.Sleep(ctx, 300)
 		var last time.Time
 		env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *client.Task) {
-			_, updated := taskTimes(t, "tasks/get")
-			Expect(updated.Before(last)).To(BeFalse(), "lastUpdatedAt went back from %s to %s", last, updated)
+			_, updated := env.taskTimes(t, "tasks/get")
+			Expect(updated.Before(last)).To(BeFalse(), "lastUpdatedAt went back from %s to %s", last.Format(time.RFC3339Nano), t.LastUpdatedAt)
 			last = updated
 		})
+	})
+
+	env.It("moves lastUpdatedAt forward when the status changes", "TASKS-TTL-002", func(ctx SpecContext) {
+		const ms = 400
+		before := time.Now()
+		created := env.Sleep(ctx, ms)
+		createdAt, _ := env.taskTimes(&created.Task, "CreateTaskResult")
+		if d := createdAt.Sub(before); d > clockDrift || d < -clockDrift {
+			NotSupported("createdAt %s is %s away from the harness clock, so lastUpdatedAt cannot be checked against it (judged under TASKS-TTL-001)", created.Task.CreatedAt, d.Round(time.Millisecond))
+		}
+		var working *client.Task
+		final := env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *client.Task) {
+			if t.Status == "working" {
+				working = t
+			}
+		})
+		if final.Status != "completed" {
+			NotSupported("the %d ms task ended %s (%q) on its own; this spec needs it to complete", ms, final.Status, final.StatusMessage)
+		}
+		_, finalUpdated := env.taskTimes(final, "tasks/get")
+		ref := createdAt
+		if working != nil {
+			_, ref = env.taskTimes(working, "tasks/get")
+		}
+		Expect(finalUpdated.After(ref)).To(BeTrue(),
+			"the task went from working to completed but lastUpdatedAt stayed at %s (createdAt %s)", final.LastUpdatedAt, final.CreatedAt)
+		// The status changed once the work ended, about ms after creation:
+		// a lastUpdatedAt that reflects that change lies well past createdAt
+		// whatever the offset between the two clocks.
+		Expect(finalUpdated.Sub(createdAt)).To(BeNumerically(">=", ms/2*time.Millisecond),
+			"the completed task's lastUpdatedAt %s is only %s after its createdAt %s, yet its work took %d ms",
+			final.LastUpdatedAt, finalUpdated.Sub(createdAt), final.CreatedAt, ms)
+		Expect(finalUpdated).To(BeTemporally("<=", time.Now().Add(clockDrift)),
+			"lastUpdatedAt %s lies in the future of the harness clock by more than %s", final.LastUpdatedAt, clockDrift)
 	})
 
 	env.It("moves tasks only along the allowed status edges", "TASKS-LIFE-002", func(ctx SpecContext) {
@@ -135,6 +174,31 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		var t client.Task
 		Expect(json.Unmarshal(raw, &t)).To(Succeed())
 		Expect(t.TaskID).To(Equal(a.Task.TaskID), "tasks/get followed the related-task metadata instead of taskId")
+	})
+
+	env.It("answers tasks/get with the data of the task it names", "TASKS-META-003", func(ctx SpecContext) {
+		a := env.CreateOn(ctx, env.A, env.TaskSleep(), map[string]any{"ms": 0}, ptr(int64(61000)))
+		env.Await(ctx, a.Task.TaskID)
+		// A visible gap, so that two tasks never share a createdAt.
+		time.Sleep(60 * time.Millisecond)
+		b := env.CreateOn(ctx, env.A, env.TaskSleep(), map[string]any{"ms": 5000}, ptr(int64(62000)))
+		for round := 0; round < 2; round++ {
+			for _, want := range []*client.CreateTaskResult{a, b} {
+				got, err := env.A.GetTask(ctx, want.Task.TaskID)
+				checkCall(err, "tasks/get %s", want.Task.TaskID)
+				Expect(got.TaskID).To(Equal(want.Task.TaskID), "tasks/get for %s answered with the task %s", want.Task.TaskID, got.TaskID)
+				wantAt, _ := env.taskTimes(&want.Task, "CreateTaskResult")
+				gotAt, _ := env.taskTimes(got, "tasks/get")
+				// Timestamps without fractions of a second can only be
+				// compared to the second.
+				tol := 5 * time.Millisecond
+				if !strings.Contains(want.Task.CreatedAt, ".") || !strings.Contains(got.CreatedAt, ".") {
+					tol = time.Second
+				}
+				Expect(gotAt).To(BeTemporally("~", wantAt, tol),
+					"tasks/get for %s reports createdAt %s, but the task was created at %s: another task's data?", want.Task.TaskID, got.CreatedAt, want.Task.CreatedAt)
+			}
+		}
 	})
 
 	env.It("answers tasks/get with a JSON body rather than an event stream", "TASKS-INPUT-002", func(ctx SpecContext) {

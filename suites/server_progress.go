@@ -18,6 +18,12 @@ const progressToken = "mcptasks-progress-1"
 // progress notifications for the token and when the task was seen
 // terminal.
 func progressRun(ctx SpecContext, env *ServerEnv) (notes []*client.Message, createdAt, terminalAt time.Time) {
+	_, notes, createdAt, terminalAt = progressTask(ctx, env)
+	return notes, createdAt, terminalAt
+}
+
+// progressTask is progressRun that also returns the task's id.
+func progressTask(ctx SpecContext, env *ServerEnv) (id string, notes []*client.Message, createdAt, terminalAt time.Time) {
 	GinkgoHelper()
 	env.RequireTaskTools()
 	env.Fixture(FixtureProgress)
@@ -44,7 +50,7 @@ func progressRun(ctx SpecContext, env *ServerEnv) (notes []*client.Message, crea
 		}
 	}
 	AddReportEntry("progress notifications received", len(notes), ReportEntryVisibilityFailureOrVerbose)
-	return notes, createdAt, terminalAt
+	return created.Task.TaskID, notes, createdAt, terminalAt
 }
 
 var _ = describeServer("Progress", "progress", func(env *ServerEnv) {
@@ -70,7 +76,6 @@ var _ = describeServer("Progress", "progress", func(env *ServerEnv) {
 			Expect(json.Unmarshal(n.Params(), &p)).To(Succeed())
 			Expect(p.Progress).To(BeNumerically(">", last), "progress went from %v to %v", last, p.Progress)
 			last = p.Progress
-			Expect(n.Raw).To(ConformTo("ProgressNotification"))
 		}
 	})
 
@@ -114,6 +119,24 @@ var _ = describeServer("Progress", "progress", func(env *ServerEnv) {
 		}
 	})
 
+	env.It("names the task in the related-task metadata of its progress notifications", "TASKS-META-001", func(ctx SpecContext) {
+		id, notes, createdAt, _ := progressTask(ctx, env)
+		var after []*client.Message
+		for _, n := range notes {
+			if !n.At.Before(createdAt) {
+				after = append(after, n)
+			}
+		}
+		if len(after) == 0 {
+			NotSupported("no progress notification for the task arrived after its CreateTaskResult")
+		}
+		for _, n := range after {
+			got, ok := client.RelatedTaskID(n.Params())
+			Expect(ok).To(BeTrue(), "a progress notification of task %s carries no %s metadata: %s", id, client.RelatedTaskKey, truncateRaw(n.Raw))
+			Expect(got).To(Equal(id), "a progress notification of task %s names task %q in its related-task metadata: %s", id, got, truncateRaw(n.Raw))
+		}
+	})
+
 	env.It("sends progress notifications of the defined shape", "TASKS-WIRE-PROGRESS-001", func(ctx SpecContext) {
 		_, _, _ = progressRun(ctx, env)
 		var all []*client.Message
@@ -126,7 +149,7 @@ var _ = describeServer("Progress", "progress", func(env *ServerEnv) {
 			NotSupported("the progress fixture sent no progress notifications")
 		}
 		for _, n := range all {
-			Expect(n.Raw).To(ConformTo("ProgressNotification"))
+			Expect(n.Raw).To(ConformTo("ProgressNotification"), "notifications/progress received on the %s stream: %s", n.Stream, truncateRaw(n.Raw))
 		}
 	})
 })

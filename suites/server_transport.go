@@ -24,7 +24,7 @@ func httpStatus(err error) int {
 var _ = describeServer("Streamable HTTP transport", "transport", func(env *ServerEnv) {
 	env.It("refuses a request whose Origin header is not acceptable with HTTP 403", "TASKS-XPORT-004", func(ctx SpecContext) {
 		_, err := env.A.Call(ctx, "ping", nil, client.WithCallHeader("Origin", "http://evil.invalid"))
-		Expect(httpStatus(err)).To(Equal(http.StatusForbidden), "a request from Origin http://evil.invalid got %v", err)
+		Expect(httpStatus(err)).To(Equal(http.StatusForbidden), "a request from Origin http://evil.invalid got %s", outcome(err))
 	})
 
 	env.It("rejects task requests sent before initialize", "TASKS-INIT-001", func(ctx SpecContext) {
@@ -39,7 +39,7 @@ var _ = describeServer("Streamable HTTP transport", "transport", func(env *Serve
 			_, isRPC := rpcCode(err)
 			status := httpStatus(err)
 			Expect(isRPC || (status >= 400 && status < 500)).To(BeTrue(),
-				"%s before initialize should get a JSON-RPC error or an HTTP 4xx, got %v", m, err)
+				"%s before initialize should get a JSON-RPC error or an HTTP 4xx, got %s", m, outcome(err))
 		}
 	})
 
@@ -48,7 +48,7 @@ var _ = describeServer("Streamable HTTP transport", "transport", func(env *Serve
 			NotApplicable("the server assigns no Mcp-Session-Id")
 		}
 		_, err := env.A.Call(ctx, "ping", nil, client.WithCallHeader(client.HeaderSessionID, ""))
-		Expect(httpStatus(err)).To(Equal(http.StatusBadRequest), "a request without Mcp-Session-Id got %v", err)
+		Expect(httpStatus(err)).To(Equal(http.StatusBadRequest), "a request without Mcp-Session-Id got %s", outcome(err))
 	})
 
 	env.It("answers requests on a terminated session with HTTP 404", "TASKS-XPORT-040", func(ctx SpecContext) {
@@ -63,7 +63,7 @@ var _ = describeServer("Streamable HTTP transport", "transport", func(env *Serve
 		}
 		Expect(status).To(BeNumerically("~", 200, 99), "DELETE of the session answered %d", status)
 		_, err = c.Call(ctx, "ping", nil)
-		Expect(httpStatus(err)).To(Equal(http.StatusNotFound), "a request on the ended session got %v", err)
+		Expect(httpStatus(err)).To(Equal(http.StatusNotFound), "a request on the ended session got %s", outcome(err))
 	})
 
 	env.It("refuses a posted message that is not valid JSON-RPC with an HTTP error", "TASKS-XPORT-009", func(ctx SpecContext) {

@@ -1,7 +1,9 @@
 package suites
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -25,11 +27,87 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 
 	env.It("caps a huge requested ttl", "TASKS-RSRC-002", func(ctx SpecContext) {
 		const tenYears = int64(315360000000)
+		// Judged on the ttl granted in the CreateTaskResult: whether the
+		// task then lives that long is TASKS-TTL-004's business.
 		created := env.CreateOn(ctx, env.A, env.TaskSleep(), map[string]any{"ms": 0}, ptr(tenYears))
-		t, err := env.A.GetTask(ctx, created.Task.TaskID)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(t.TTL).NotTo(BeNil(), "a ten-year ttl request was granted as unlimited")
-		Expect(*t.TTL).To(BeNumerically("<", tenYears), "a ten-year ttl was granted in full")
+		Expect(created.Task.TTL).NotTo(BeNil(), "a ten-year ttl request was granted as unlimited (ttl null in the CreateTaskResult)")
+		Expect(*created.Task.TTL).To(BeNumerically("<", tenYears), "a ten-year ttl was granted in full")
+	})
+
+	env.It("keeps a task readable for the ttl it reports, whatever ttl was requested", "TASKS-TTL-004", func(ctx SpecContext) {
+		env.RequireTaskTools()
+		role := env.TaskSleep()
+		name := env.Fixture(role)
+		type probe struct {
+			asked    string
+			id       string
+			reported *int64
+			born     time.Time
+			horizon  time.Duration
+		}
+		var probes []probe
+		var negative []string
+		for _, ttl := range []*int64{nil, ptr(int64(1) << 31), ptr(int64(1) << 40), ptr(int64(60000)), ptr(int64(0)), ptr(int64(-1))} {
+			asked := ttlString(ttl)
+			born := time.Now()
+			res, err := env.A.CallToolAsTask(ctx, name, env.Args(role, map[string]any{"ms": ttlProbeWork.Milliseconds()}), ttl)
+			if code, isRPC := rpcCode(err); isRPC && code == -32602 {
+				continue // refusing a ttl is allowed: no task, nothing to retain
+			}
+			checkCall(err, "tools/call %s as a task with ttl %s", name, asked)
+			env.checkTask(&res.Task, "CreateTaskResult")
+			env.mu.Lock()
+			env.created = append(env.created, createdTask{c: env.A, id: res.Task.TaskID})
+			env.mu.Unlock()
+			rep := res.Task.TTL
+			if rep != nil && *rep < 0 {
+				negative = append(negative, fmt.Sprintf("for a requested ttl of %s the server reported ttl %d", asked, *rep))
+				continue
+			}
+			// Check readability up to half the reported ttl, at most
+			// ttlWatch: enough to catch a task dropped long before its
+			// time without slowing the run.
+			h := ttlWatch
+			if rep != nil {
+				h = min(h, time.Duration(*rep)*time.Millisecond/2)
+			}
+			probes = append(probes, probe{asked: asked, id: res.Task.TaskID, reported: rep, born: born, horizon: h})
+		}
+		if len(probes) == 0 && len(negative) == 0 {
+			NotSupported("the server refused every requested ttl with -32602, including none at all")
+		}
+		check := func(p probe, when string) {
+			asked := time.Now()
+			got, err := env.A.GetTask(ctx, p.id)
+			if code, isRPC := rpcCode(err); isRPC && code == -32602 && p.reported != nil &&
+				asked.Sub(p.born) >= time.Duration(*p.reported)*time.Millisecond*9/10 {
+				// A stalled harness asked too late to tell an early
+				// deletion from a due one.
+				AddReportEntry("ttl not judged", fmt.Sprintf("task %s (ttl %s) was polled %s after creation", p.id, ttlString(p.reported), asked.Sub(p.born)), ReportEntryVisibilityFailureOrVerbose)
+				return
+			}
+			if code, isRPC := rpcCode(err); isRPC && code == -32602 {
+				env.failf("the task created with ttl %s requested and %s reported was gone %s after creation (%s: %v); a task must last as long as the ttl it reports",
+					p.asked, ttlString(p.reported), time.Since(p.born).Round(time.Millisecond), when, err)
+			}
+			checkCall(err, "tasks/get %s", p.id)
+			Expect(ttlString(got.TTL)).To(Equal(ttlString(p.reported)),
+				"tasks/get reports ttl %s for a task whose CreateTaskResult reported %s (requested %s); the ttl counts from creation and does not change", ttlString(got.TTL), ttlString(p.reported), p.asked)
+		}
+		for _, p := range probes {
+			if p.horizon > 0 {
+				check(p, "right after creation")
+			}
+		}
+		slices.SortFunc(probes, func(a, b probe) int { return cmp.Compare(a.horizon, b.horizon) })
+		for _, p := range probes {
+			if p.horizon <= 0 {
+				continue
+			}
+			time.Sleep(time.Until(p.born.Add(p.horizon)))
+			check(p, "polled within half its reported ttl")
+		}
+		Expect(negative).To(BeEmpty(), "a retention cannot be negative")
 	})
 
 	env.It("rejects or clamps zero, negative and huge ttl requests, never losing the task at once", "MCPT-TTLREQ-001", func(ctx SpecContext) {
@@ -67,12 +145,21 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 				return
 			}
 			if time.Now().After(deadline) {
-				Fail(fmt.Sprintf("the task is still readable 2 s after its %s ttl elapsed", granted))
+				env.failf("the task is still readable 2 s after its %s ttl elapsed", granted)
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
 	})
 })
+
+// ttlWatch is the longest the TTL-004 spec watches a task it created.
+const ttlWatch = 1200 * time.Millisecond
+
+// ttlProbeWork is how long the work of a TTL-004 probe task lasts: far
+// beyond the run, so no server has to store a result for a task it has
+// already dropped (the TypeScript SDK example crashes on that), and the
+// spec cancels the probes when it ends.
+const ttlProbeWork = 10 * time.Minute
 
 func ttlString(ttl *int64) string {
 	if ttl == nil {

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/schema"
+	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
@@ -23,25 +25,51 @@ func validateDef(def string, raw []byte) error {
 	return schema.Validate(def, raw)
 }
 
+// wireRequirement names the requirement under which a malformed answer of
+// each result $def is judged. Only the spec of that requirement fails for
+// it; other specs that receive the same answer report it as context.
+var wireRequirement = map[string]string{
+	"CreateTaskResult":     "TASKS-WIRE-CREATE-001",
+	"GetTaskResult":        "TASKS-WIRE-GET-001",
+	"CancelTaskResult":     "TASKS-WIRE-CANCEL-001",
+	"ListTasksResult":      "TASKS-WIRE-LIST-001",
+	"GetTaskPayloadResult": "TASKS-WIRE-CALLRESULT-001",
+	"CallToolResult":       "TASKS-WIRE-CALLRESULT-001",
+	"InitializeResult":     "TASKS-INIT-003",
+	"ListToolsResult":      "TASKS-TOOLDEF-002",
+}
+
+// judgeOf returns the requirement that judges a malformed message.
+func judgeOf(m *client.Message) string {
+	switch {
+	case m.Kind == client.KindInvalid:
+		return "TASKS-JSONRPC-001"
+	case m.Kind == client.KindError:
+		return "TASKS-JSONRPC-005"
+	case m.Method == "notifications/tasks/status":
+		return "TASKS-WIRE-NOTIF-002"
+	case m.Method == "notifications/progress":
+		return "TASKS-WIRE-PROGRESS-001"
+	case m.Method == "elicitation/create":
+		return "TASKS-ELICIT-003"
+	}
+	if id, ok := wireRequirement[m.ResultDef]; ok {
+		return id
+	}
+	return "TASKS-JSONRPC-001"
+}
+
 // validateMessages checks every received message against the $def it
-// should conform to (the envelope, and the result member of a success
-// response). Violations in answers to the spec's own requests come back
-// in own: they fail the running spec. Violations in messages the server
-// sent on its own initiative (notifications, requests) come back in
-// unsolicited: they belong to the requirements of those messages, which
-// dedicated specs check (TASKS-WIRE-NOTIF-002, TASKS-WIRE-PROGRESS-001,
-// TASKS-ELICIT-003), so the running spec only reports them.
-func validateMessages(msgs []*client.Message) (own, unsolicited []string) {
+// should conform to and returns the violations, each naming the
+// requirement that judges it.
+func validateMessages(msgs []*client.Message) []string {
+	var out []string
 	for _, m := range msgs {
-		out := &own
-		if m.Kind == client.KindNotification || m.Kind == client.KindRequest {
-			out = &unsolicited
-		}
 		if v := validateMessage(m); v != "" {
-			*out = append(*out, v)
+			out = append(out, v+" (judged under "+judgeOf(m)+")")
 		}
 	}
-	return own, unsolicited
+	return out
 }
 
 // validateMessage returns the violation of one message, or "".
@@ -62,6 +90,90 @@ func validateMessage(m *client.Message) string {
 		}
 	}
 	return ""
+}
+
+// envelopeViolation checks only the JSON-RPC envelope of a message: its
+// params and result are replaced by empty objects first, since their
+// shape is judged by the requirement of their own message type.
+func envelopeViolation(m *client.Message) string {
+	what := describeMessage(m)
+	var obj map[string]json.RawMessage
+	if m.Kind == client.KindInvalid || json.Unmarshal(m.Raw, &obj) != nil {
+		return fmt.Sprintf("%s: not a JSON-RPC message: %s", what, truncateRaw(m.Raw))
+	}
+	for _, k := range []string{"params", "result"} {
+		if v, ok := obj[k]; ok && strings.HasPrefix(strings.TrimSpace(string(v)), "{") {
+			obj[k] = json.RawMessage(`{}`)
+		}
+	}
+	raw, _ := json.Marshal(obj)
+	if err := schema.Validate("JSONRPCMessage", raw); err != nil {
+		return fmt.Sprintf("%s: %v: %s", what, err, truncateRaw(m.Raw))
+	}
+	return ""
+}
+
+// expectAnswersConform fails the running spec if any answer received in it
+// whose result should be a def does not validate against def (and, for
+// task-bearing results, the Task it carries against Task). It also fails
+// when the spec received no such answer at all.
+func (env *ServerEnv) expectAnswersConform(def string) {
+	GinkgoHelper()
+	var bad []string
+	n := 0
+	for _, m := range env.Messages() {
+		if m.Kind != client.KindResult || m.ResultDef != def {
+			continue
+		}
+		n++
+		if err := schema.Validate(def, m.Result()); err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v\n  received: %s", describeMessage(m), err, truncateRaw(m.Raw)))
+			continue
+		}
+		var inner []byte
+		switch def {
+		case "GetTaskResult", "CancelTaskResult":
+			inner = m.Result()
+		case "CreateTaskResult":
+			inner = mustMember(m.Result(), "task")
+		}
+		if inner != nil {
+			if err := schema.Validate("Task", inner); err != nil {
+				bad = append(bad, fmt.Sprintf("%s: the task: %v\n  received: %s", describeMessage(m), err, truncateRaw(m.Raw)))
+			}
+		}
+	}
+	Expect(n).To(BeNumerically(">", 0), "no %s was received during this spec", def)
+	if len(bad) > 0 {
+		env.failf("%d of %d %s answers do not conform to the MCP 2025-11-25 schema:\n%s", len(bad), n, def, strings.Join(bad, "\n"))
+	}
+}
+
+// tasksIn returns the raw Task objects a received message carries: the
+// task of a CreateTaskResult, a flat get or cancel result, the items of a
+// list, or the params of a status notification.
+func tasksIn(m *client.Message) []json.RawMessage {
+	if m.Kind == client.KindNotification && m.Method == "notifications/tasks/status" {
+		return []json.RawMessage{m.Params()}
+	}
+	if m.Kind != client.KindResult {
+		return nil
+	}
+	switch m.ResultDef {
+	case "CreateTaskResult":
+		if t := mustMember(m.Result(), "task"); len(t) > 0 {
+			return []json.RawMessage{t}
+		}
+	case "GetTaskResult", "CancelTaskResult":
+		return []json.RawMessage{m.Result()}
+	case "ListTasksResult":
+		var res struct {
+			Tasks []json.RawMessage `json:"tasks"`
+		}
+		_ = json.Unmarshal(m.Result(), &res)
+		return res.Tasks
+	}
+	return nil
 }
 
 func describeMessage(m *client.Message) string {
@@ -106,43 +218,49 @@ var _ = describeServer("Wire format", "wire", func(env *ServerEnv) {
 		fullFlow(ctx)
 		msgs := env.Messages()
 		Expect(msgs).NotTo(BeEmpty())
+		var bad []string
 		for _, m := range msgs {
-			Expect(m.Kind).NotTo(Equal(client.KindInvalid), "not a JSON-RPC message: %s", m.Raw)
-			Expect(m.Raw).To(ConformTo("JSONRPCMessage"), describeMessage(m))
+			if v := envelopeViolation(m); v != "" {
+				bad = append(bad, v)
+			}
 		}
+		Expect(bad).To(BeEmpty(), "JSON-RPC envelopes that break JSON-RPC 2.0 (members of params and result are judged by their own message types)")
 	})
 
 	env.It("gives every Task the members taskId, status, createdAt, lastUpdatedAt and ttl", "TASKS-WIRE-TASK-001", func(ctx SpecContext) {
 		fullFlow(ctx)
 		checked := 0
 		for _, m := range env.Messages() {
-			if m.Kind != client.KindResult {
-				continue
-			}
-			var tasksIn []json.RawMessage
-			switch m.ResultDef {
-			case "CreateTaskResult":
-				tasksIn = append(tasksIn, mustMember(m.Result(), "task"))
-			case "GetTaskResult", "CancelTaskResult":
-				tasksIn = append(tasksIn, m.Result())
-			case "ListTasksResult":
-				var res struct {
-					Tasks []json.RawMessage `json:"tasks"`
-				}
-				_ = json.Unmarshal(m.Result(), &res)
-				tasksIn = append(tasksIn, res.Tasks...)
-			}
-			for _, t := range tasksIn {
+			for _, t := range tasksIn(m) {
 				var obj map[string]json.RawMessage
-				Expect(json.Unmarshal(t, &obj)).To(Succeed())
+				Expect(json.Unmarshal(t, &obj)).To(Succeed(), "%s: a task that is not a JSON object: %s", describeMessage(m), truncateRaw(t))
 				for _, k := range []string{"taskId", "status", "createdAt", "lastUpdatedAt", "ttl"} {
-					Expect(obj).To(HaveKey(k), "%s: Task lacks %s: %s", m.ResultDef, k, t)
+					Expect(obj).To(HaveKey(k), "%s: Task lacks %s: %s", describeMessage(m), k, truncateRaw(t))
 				}
-				Expect(t).To(ConformTo("Task"), m.ResultDef)
+				Expect(t).To(ConformTo("Task"), describeMessage(m))
 				checked++
 			}
 		}
 		Expect(checked).To(BeNumerically(">", 0), "no task-bearing result was received")
+	})
+
+	env.It("reports every task status as one of the five defined values", "TASKS-WIRE-STATUS-001", func(ctx SpecContext) {
+		_ = env.A.OpenStream(ctx)
+		fullFlow(ctx)
+		checked := 0
+		for _, m := range env.Messages() {
+			for _, t := range tasksIn(m) {
+				var v struct {
+					Status json.RawMessage `json:"status"`
+				}
+				_ = json.Unmarshal(t, &v)
+				var st string
+				Expect(json.Unmarshal(v.Status, &st)).To(Succeed(), "%s: status %s is not a string", describeMessage(m), v.Status)
+				Expect(tasks.Status(st).Valid()).To(BeTrue(), "%s: status %q is none of working, input_required, completed, failed, cancelled", describeMessage(m), st)
+				checked++
+			}
+		}
+		Expect(checked).To(BeNumerically(">", 0), "no task-bearing message was received")
 	})
 
 	env.It("answers every request with its id and a result member", "TASKS-JSONRPC-004", func(ctx SpecContext) {
@@ -213,6 +331,21 @@ var _ = describeServer("Wire format", "wire", func(env *ServerEnv) {
 	env.It("never reuses an SSE event id within a session", "TASKS-XPORT-028", func(ctx SpecContext) {
 		_ = env.A.OpenStream(ctx)
 		fullFlow(ctx)
+		// Status notifications of the flow may still be on their way on
+		// the GET stream: give them a moment, so that a reused id has a
+		// second event to show up in.
+		withIDs := func() int {
+			n := 0
+			for _, m := range env.Messages() {
+				if m.EventID != "" && m.SessionID == env.A.SessionID() {
+					n++
+				}
+			}
+			return n
+		}
+		for deadline := time.Now().Add(time.Second); withIDs() < 2 && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
 		seen := map[string]string{}
 		for _, m := range env.Messages() {
 			if m.EventID == "" || m.SessionID != env.A.SessionID() {

@@ -5,27 +5,45 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
+
+	"github.com/mcptasks/mcptasks/suites"
+	"github.com/mcptasks/mcptasks/suites/report"
+	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/server"
+	"github.com/mcptasks/mcptasks/tasks/server/reference"
 )
 
 // breakage makes a conforming server misbehave in one precise way. It sits
 // in a reverse proxy in front of the reference server, so every other
 // behaviour stays correct and the suite must single out the broken rule.
 type breakage struct {
-	// onRequest may answer a request itself (returning true) or change
-	// its headers before it is forwarded.
+	// onRequest may answer a request itself (returning true), change its
+	// headers, or change its params with setParams, before it is
+	// forwarded.
 	onRequest func(w http.ResponseWriter, r *http.Request, req *rpcRequest) bool
 	// onMessage may change a message the server sends (answers and
 	// server-initiated messages, JSON or SSE); method is the method of
-	// the client request whose HTTP response carries it.
+	// the client request whose HTTP response carries it ("" on the GET
+	// stream).
 	onMessage func(method string, msg map[string]any)
+	// onResponse may change the HTTP response itself (status, headers)
+	// before its body is rewritten.
+	onResponse func(method string, resp *http.Response)
+	// onEventID may change the id of every SSE event ("" for an event
+	// that has none, which then gets the id returned).
+	onEventID func(id string) string
 }
 
 // rpcRequest is the part of a posted JSON-RPC message the proxy reads.
@@ -33,6 +51,43 @@ type rpcRequest struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
+}
+
+// param decodes one member of the request's params ("" if absent).
+func (req *rpcRequest) param(key string) string {
+	var p map[string]json.RawMessage
+	_ = json.Unmarshal(req.Params, &p)
+	var s string
+	_ = json.Unmarshal(p[key], &s)
+	return s
+}
+
+// setParams rewrites the params of the request about to be forwarded.
+func setParams(r *http.Request, req *rpcRequest, f func(p map[string]any)) {
+	var p map[string]any
+	_ = json.Unmarshal(req.Params, &p)
+	if p == nil {
+		p = map[string]any{}
+	}
+	f(p)
+	raw, _ := json.Marshal(p)
+	req.Params = raw
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "method": req.Method, "params": p})
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+}
+
+// answer writes a JSON-RPC answer to req in place of the server.
+func answer(w http.ResponseWriter, req *rpcRequest, result any, rpcErr map[string]any) bool {
+	msg := map[string]any{"jsonrpc": "2.0", "id": req.ID}
+	if rpcErr != nil {
+		msg["error"] = rpcErr
+	} else {
+		msg["result"] = result
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(msg)
+	return true
 }
 
 type methodKey struct{}
@@ -51,11 +106,18 @@ func brokenProxy(target string, b breakage) http.Handler {
 		},
 		FlushInterval: -1,
 		ModifyResponse: func(resp *http.Response) error {
-			if b.onMessage == nil {
-				return nil
-			}
 			method, _ := resp.Request.Context().Value(methodKey{}).(string)
 			ct := resp.Header.Get("Content-Type")
+			if b.onResponse != nil {
+				b.onResponse(method, resp)
+			}
+			if b.onMessage == nil && b.onEventID == nil {
+				return nil
+			}
+			onMessage := b.onMessage
+			if onMessage == nil {
+				onMessage = func(string, map[string]any) {}
+			}
 			switch {
 			case strings.HasPrefix(ct, "application/json"):
 				body, err := io.ReadAll(resp.Body)
@@ -63,7 +125,7 @@ func brokenProxy(target string, b breakage) http.Handler {
 				if err != nil {
 					return err
 				}
-				body = transform(body, method, b.onMessage)
+				body = transform(body, method, onMessage)
 				resp.Body = io.NopCloser(bytes.NewReader(body))
 				resp.ContentLength = int64(len(body))
 				resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
@@ -73,13 +135,25 @@ func brokenProxy(target string, b breakage) http.Handler {
 				go func() {
 					defer src.Close()
 					br := bufio.NewReader(src)
+					hasID := false
 					for {
 						line, err := br.ReadString('\n')
-						if strings.HasPrefix(line, "data:") {
+						switch {
+						case strings.HasPrefix(line, "data:"):
 							data := strings.TrimSpace(strings.TrimPrefix(line, "data:"))
 							if data != "" {
-								line = "data: " + string(transform([]byte(data), method, b.onMessage)) + "\n"
+								line = "data: " + string(transform([]byte(data), method, onMessage)) + "\n"
 							}
+							if b.onEventID != nil && !hasID {
+								// An event without an id gets one.
+								line = "id: " + b.onEventID("") + "\n" + line
+								hasID = true
+							}
+						case strings.HasPrefix(line, "id:") && b.onEventID != nil:
+							line = "id: " + b.onEventID(strings.TrimSpace(strings.TrimPrefix(line, "id:"))) + "\n"
+							hasID = true
+						case strings.TrimSpace(line) == "":
+							hasID = false
 						}
 						if _, werr := io.WriteString(pw, line); werr != nil {
 							return
@@ -153,30 +227,117 @@ func resultOf(msg map[string]any) map[string]any {
 	return r
 }
 
-// breakages are the deliberately broken servers, each with the filter that
-// keeps the run short and the requirement it must fail.
-func breakages(tokA, tokB string) []struct {
-	name    string
-	b       breakage
-	filter  string
-	want    string
+func paramsOf(msg map[string]any) map[string]any {
+	p, _ := msg["params"].(map[string]any)
+	return p
+}
+
+// everyTask applies f to every task in every answer and status
+// notification.
+func everyTask(f func(t map[string]any)) func(string, map[string]any) {
+	return func(_ string, msg map[string]any) {
+		if r := resultOf(msg); r != nil {
+			for _, t := range taskObjects(r) {
+				f(t)
+			}
+		}
+		if msg["method"] == "notifications/tasks/status" {
+			if p := paramsOf(msg); p != nil {
+				f(p)
+			}
+		}
+	}
+}
+
+// relatedKey is the related-task _meta key.
+const relatedKey = "io.modelcontextprotocol/related-task"
+
+func dropRelated(obj map[string]any) {
+	if meta, ok := obj["_meta"].(map[string]any); ok {
+		delete(meta, relatedKey)
+		if len(meta) == 0 {
+			delete(obj, "_meta")
+		}
+	}
+}
+
+func addRelated(obj map[string]any, id any) {
+	meta, ok := obj["_meta"].(map[string]any)
+	if !ok {
+		meta = map[string]any{}
+		obj["_meta"] = meta
+	}
+	meta[relatedKey] = map[string]any{"taskId": id}
+}
+
+// brokenServer is one deliberately broken server: the breakage, the label
+// filter that keeps its run short, and the requirement it must fail.
+type brokenServer struct {
+	name   string
+	filter string
+	want   string
+	// wantMsg, when set, must appear in the failure message of want.
 	wantMsg string
-} {
-	var (
-		mu        sync.Mutex
-		cancelled = map[string]time.Time{}
-	)
-	return []struct {
-		name    string
-		b       breakage
-		filter  string
-		want    string
-		wantMsg string
-	}{
+	b       breakage
+}
+
+// isCreate reports whether msg is the CreateTaskResult answering a
+// task-augmented tools/call.
+func isCreate(method string, msg map[string]any) bool {
+	r := resultOf(msg)
+	_, ok := r["task"].(map[string]any)
+	return method == "tools/call" && ok
+}
+
+// jsonID renders a JSON-RPC id the same way whether it came from a request
+// (raw bytes) or a decoded answer.
+func jsonID(v any) string {
+	if raw, ok := v.(json.RawMessage); ok {
+		return strings.TrimSpace(string(raw))
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// callArg reads a numeric argument of a tools/call request.
+func callArg(req *rpcRequest, name string) float64 {
+	var p struct {
+		Arguments map[string]any `json:"arguments"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	f, _ := p.Arguments[name].(float64)
+	return f
+}
+
+// requestedTTL returns params.task.ttl of a tools/call, if any.
+func requestedTTL(req *rpcRequest) (float64, bool) {
+	var p struct {
+		Task *struct {
+			TTL *float64 `json:"ttl"`
+		} `json:"task"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	if p.Task == nil || p.Task.TTL == nil {
+		return 0, false
+	}
+	return *p.Task.TTL, true
+}
+
+func hasTaskParam(req *rpcRequest) bool {
+	var p map[string]json.RawMessage
+	_ = json.Unmarshal(req.Params, &p)
+	_, ok := p["task"]
+	return ok
+}
+
+// brokenServers is the catalogue of deliberately broken servers. Each
+// entry is built fresh (its state is its own) and names the requirement the
+// suite must fail for it.
+func brokenServers(tokA, tokB string) []brokenServer {
+	invalidParams := func(msg string) map[string]any { return map[string]any{"code": -32602, "message": msg} }
+	return []brokenServer{
 		{
-			// Only the schema check every spec runs on what it received
-			// can see this one: no spec looks at _meta's type.
-			name: "sends a _meta that is not an object", filter: "area:poll", want: "TASKS-LIFE-005", wantMsg: "wire:",
+			name: "sends a _meta that is not an object in tasks/get", filter: "area:poll", want: "TASKS-WIRE-GET-001", wantMsg: "GetTaskResult",
 			b: breakage{onMessage: func(method string, msg map[string]any) {
 				if r := resultOf(msg); r != nil && method == "tasks/get" {
 					r["_meta"] = "not an object"
@@ -185,13 +346,7 @@ func breakages(tokA, tokB string) []struct {
 		},
 		{
 			name: "drops ttl", filter: "area:poll", want: "TASKS-TTL-004",
-			b: breakage{onMessage: func(_ string, msg map[string]any) {
-				if r := resultOf(msg); r != nil {
-					for _, t := range taskObjects(r) {
-						delete(t, "ttl")
-					}
-				}
-			}},
+			b: breakage{onMessage: everyTask(func(t map[string]any) { delete(t, "ttl") })},
 		},
 		{
 			name: "answers -32603 for a bad taskId", filter: "area:errors", want: "TASKS-ERR-001",
@@ -213,57 +368,865 @@ func breakages(tokA, tokB string) []struct {
 			}},
 		},
 		{
+			name: "lists another identity's tasks", filter: "area:isolation", want: "TASKS-SEC-007",
+			b: breakage{onRequest: func(_ http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if req.Method == "tasks/list" && r.Header.Get("Authorization") == "Bearer "+tokB {
+					r.Header.Set("Authorization", "Bearer "+tokA)
+				}
+				return false
+			}},
+		},
+		{
 			name: "returns tasks/result before the task ends", filter: "area:result", want: "TASKS-RESULT-004",
 			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
 				if req.Method != "tasks/result" {
 					return false
 				}
-				var p struct {
-					TaskID string `json:"taskId"`
-				}
-				_ = json.Unmarshal(req.Params, &p)
-				w.Header().Set("Content-Type", "application/json")
-				_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{
+				return answer(w, req, map[string]any{
 					"content": []any{map[string]any{"type": "text", "text": "not yet"}},
-					"_meta":   map[string]any{"io.modelcontextprotocol/related-task": map[string]any{"taskId": p.TaskID}},
-				}})
-				return true
+					"_meta":   map[string]any{relatedKey: map[string]any{"taskId": req.param("taskId")}},
+				}, nil)
 			}},
 		},
 		{
-			name: "strips related-task metadata", filter: "area:result", want: "TASKS-META-007",
+			name: "strips related-task metadata from tasks/result", filter: "area:result", want: "TASKS-META-007",
 			b: breakage{onMessage: func(method string, msg map[string]any) {
 				if r := resultOf(msg); r != nil && method == "tasks/result" {
-					if meta, ok := r["_meta"].(map[string]any); ok {
-						delete(meta, "io.modelcontextprotocol/related-task")
-						if len(meta) == 0 {
-							delete(r, "_meta")
+					dropRelated(r)
+				}
+			}},
+		},
+		{
+			name: "changes the result a task hands back", filter: "area:result", want: "TASKS-RESULT-005",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/result" {
+					if cs, ok := r["content"].([]any); ok && len(cs) > 0 {
+						if c, ok := cs[0].(map[string]any); ok {
+							c["text"] = fmt.Sprint(c["text"], " (as a task)")
 						}
 					}
 				}
 			}},
 		},
 		{
-			name: "lets a cancelled task complete", filter: "area:cancel", want: "TASKS-CANCEL-004",
+			name: "gives tasks/result a content that is not an array", filter: "area:result", want: "TASKS-WIRE-CALLRESULT-001",
 			b: breakage{onMessage: func(method string, msg map[string]any) {
-				r := resultOf(msg)
-				if r == nil {
-					return
+				if r := resultOf(msg); r != nil && method == "tasks/result" {
+					r["content"] = "done"
 				}
-				id, _ := r["taskId"].(string)
-				mu.Lock()
-				defer mu.Unlock()
-				switch method {
-				case "tasks/cancel":
-					if r["status"] == "cancelled" {
-						cancelled[id] = time.Now()
+			}},
+		},
+		func() brokenServer {
+			var mu sync.Mutex
+			cancelled := map[string]time.Time{}
+			return brokenServer{
+				name: "lets a cancelled task complete", filter: "area:cancel", want: "TASKS-CANCEL-004",
+				b: breakage{onMessage: func(method string, msg map[string]any) {
+					r := resultOf(msg)
+					if r == nil {
+						return
 					}
-				case "tasks/get":
-					if at, ok := cancelled[id]; ok && time.Since(at) > 200*time.Millisecond {
-						r["status"] = "completed"
+					id, _ := r["taskId"].(string)
+					mu.Lock()
+					defer mu.Unlock()
+					switch method {
+					case "tasks/cancel":
+						if r["status"] == "cancelled" {
+							cancelled[id] = time.Now()
+						}
+					case "tasks/get":
+						if at, ok := cancelled[id]; ok && time.Since(at) > 200*time.Millisecond {
+							r["status"] = "completed"
+						}
+					}
+				}},
+			}
+		}(),
+		{
+			name: "answers tasks/cancel before the task is cancelled", filter: "area:cancel", want: "TASKS-CANCEL-003",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/cancel" {
+					r["status"] = "working"
+				}
+			}},
+		},
+		{
+			name: "cancels a task that already ended", filter: "area:cancel", want: "TASKS-CANCEL-001",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if _, isErr := msg["error"]; isErr && method == "tasks/cancel" {
+					delete(msg, "error")
+					now := time.Now().UTC().Format(time.RFC3339Nano)
+					msg["result"] = map[string]any{"taskId": "ended", "status": "completed", "createdAt": now, "lastUpdatedAt": now, "ttl": nil}
+				}
+			}},
+		},
+		{
+			name: "wraps the tasks/cancel result in a task member", filter: "area:cancel", want: "TASKS-WIRE-CANCEL-001",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/cancel" {
+					msg["result"] = map[string]any{"task": r}
+				}
+			}},
+		},
+		{
+			name: "sends createdAt in a made-up format", filter: "area:create", want: "TASKS-TTL-001",
+			b: breakage{onMessage: everyTask(func(t map[string]any) { t["createdAt"] = "yesterday" })},
+		},
+		{
+			name: "stamps every task as created in 2001", filter: "area:create", want: "TASKS-TTL-001",
+			b: breakage{onMessage: everyTask(func(t map[string]any) { t["createdAt"] = "2001-01-01T00:00:00Z" })},
+		},
+		{
+			name: "never moves lastUpdatedAt", filter: "area:poll", want: "TASKS-TTL-002",
+			b: breakage{onMessage: everyTask(func(t map[string]any) { t["lastUpdatedAt"] = t["createdAt"] })},
+		},
+		{
+			name: "sends lastUpdatedAt in a made-up format", filter: "area:poll", want: "TASKS-TTL-002",
+			b: breakage{onMessage: everyTask(func(t map[string]any) { t["lastUpdatedAt"] = "a moment ago" })},
+		},
+		{
+			name: "sends a lastUpdatedAt before createdAt", filter: "area:poll", want: "TASKS-TTL-002",
+			b: breakage{onMessage: everyTask(func(t map[string]any) { t["lastUpdatedAt"] = "2000-01-01T00:00:00Z" })},
+		},
+		{
+			name: "moves a terminal task back to working", filter: "area:poll", want: "TASKS-LIFE-005",
+			b: func() breakage {
+				var mu sync.Mutex
+				seen := map[string]int{}
+				return breakage{onMessage: func(method string, msg map[string]any) {
+					r := resultOf(msg)
+					if r == nil || method != "tasks/get" || r["status"] != "completed" {
+						return
+					}
+					id, _ := r["taskId"].(string)
+					mu.Lock()
+					defer mu.Unlock()
+					seen[id]++
+					if seen[id] > 1 {
+						r["status"] = "working"
+					}
+				}}
+			}(),
+		},
+		{
+			name: "suggests a negative pollInterval", filter: "area:poll", want: "TASKS-TTL-006",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/get" {
+					r["pollInterval"] = -5
+				}
+			}},
+		},
+		{
+			name: "puts related-task metadata in tasks/get results", filter: "area:poll", want: "TASKS-META-006",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/get" {
+					addRelated(r, r["taskId"])
+				}
+			}},
+		},
+		{
+			name: "follows related-task metadata instead of taskId", filter: "area:poll", want: "TASKS-META-003",
+			b: breakage{onRequest: func(_ http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if req.Method != "tasks/get" {
+					return false
+				}
+				setParams(r, req, func(p map[string]any) {
+					if meta, ok := p["_meta"].(map[string]any); ok {
+						if rt, ok := meta[relatedKey].(map[string]any); ok {
+							p["taskId"] = rt["taskId"]
+						}
+					}
+				})
+				return false
+			}},
+		},
+		{
+			name: "answers tasks/get with another task's data", filter: "area:poll", want: "TASKS-META-003",
+			b: func() breakage {
+				var mu sync.Mutex
+				last := map[string]any{}
+				return breakage{onMessage: func(method string, msg map[string]any) {
+					r := resultOf(msg)
+					if r == nil || method != "tasks/get" {
+						return
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					prev := last
+					last = map[string]any{"taskId": r["taskId"], "createdAt": r["createdAt"], "status": r["status"]}
+					if prev["taskId"] != nil && prev["taskId"] != r["taskId"] {
+						r["createdAt"], r["status"] = prev["createdAt"], prev["status"]
+					}
+				}}
+			}(),
+		},
+		{
+			name: "wraps the tasks/get result in a task member", filter: "area:poll", want: "TASKS-WIRE-GET-001",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/get" {
+					msg["result"] = map[string]any{"task": r}
+				}
+			}},
+		},
+		{
+			name: "answers with a text/plain Content-Type", filter: "area:wire", want: "TASKS-XPORT-010",
+			b: breakage{onResponse: func(_ string, resp *http.Response) {
+				if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+					resp.Header.Set("Content-Type", "text/plain; charset=utf-8")
+				}
+			}},
+		},
+		{
+			name: "uses a _meta key that breaks the key grammar", filter: "area:wire", want: "TASKS-JSONRPC-007",
+			b: breakage{onMessage: func(_ string, msg map[string]any) {
+				if r := resultOf(msg); r != nil {
+					r["_meta"] = map[string]any{"-not a key-": true}
+				}
+			}},
+		},
+		{
+			name: "reuses one SSE event id for every event", filter: "area:wire", want: "TASKS-XPORT-028",
+			b: breakage{onEventID: func(string) string { return "1" }},
+		},
+		{
+			name: "sends a task status outside the enum in tasks/list", filter: "area:wire", want: "TASKS-WIRE-STATUS-001",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/list" {
+					for _, t := range taskObjects(r) {
+						t["status"] = "done"
 					}
 				}
 			}},
 		},
+		{
+			name: "flattens the CreateTaskResult", filter: "area:create", want: "TASKS-WIRE-CREATE-001",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && isCreate(method, msg) {
+					t := r["task"].(map[string]any)
+					delete(r, "task")
+					for k, v := range t {
+						r[k] = v
+					}
+				}
+			}},
+		},
+		{
+			name: "creates tasks already completed", filter: "area:create", want: "TASKS-LIFE-001",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if isCreate(method, msg) {
+					resultOf(msg)["task"].(map[string]any)["status"] = "completed"
+				}
+			}},
+		},
+		{
+			name: "issues numeric task ids", filter: "area:create", want: "TASKS-ID-001",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if isCreate(method, msg) {
+					resultOf(msg)["task"].(map[string]any)["taskId"] = 42
+				}
+			}},
+		},
+		func() brokenServer {
+			var mu sync.Mutex
+			proposed := map[string]any{}
+			return brokenServer{
+				name: "takes the task id the client proposes", filter: "area:create", want: "TASKS-ID-002",
+				b: breakage{
+					onRequest: func(_ http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+						var p struct {
+							Task map[string]any `json:"task"`
+						}
+						_ = json.Unmarshal(req.Params, &p)
+						if id, ok := p.Task["taskId"]; ok && req.Method == "tools/call" {
+							mu.Lock()
+							proposed[jsonID(req.ID)] = id
+							mu.Unlock()
+						}
+						return false
+					},
+					onMessage: func(method string, msg map[string]any) {
+						if !isCreate(method, msg) {
+							return
+						}
+						mu.Lock()
+						defer mu.Unlock()
+						if id, ok := proposed[jsonID(msg["id"])]; ok {
+							resultOf(msg)["task"].(map[string]any)["taskId"] = id
+						}
+					},
+				},
+			}
+		}(),
+		func() brokenServer {
+			var mu sync.Mutex
+			var prev any
+			n := 0
+			return brokenServer{
+				name: "hands out a task id twice", filter: "area:create", want: "TASKS-ID-003",
+				b: breakage{onMessage: func(method string, msg map[string]any) {
+					if !isCreate(method, msg) {
+						return
+					}
+					t := resultOf(msg)["task"].(map[string]any)
+					mu.Lock()
+					defer mu.Unlock()
+					n++
+					if n%2 == 0 && prev != nil {
+						t["taskId"] = prev
+					}
+					prev = t["taskId"]
+				}},
+			}
+		}(),
+		{
+			name: "holds the CreateTaskResult until the work is nearly done", filter: "area:create", want: "TASKS-RESULT-002",
+			b: breakage{onRequest: func(_ http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				if req.Method == "tools/call" && hasTaskParam(req) && callArg(req, "ms") >= 2000 {
+					time.Sleep(1500 * time.Millisecond)
+				}
+				return false
+			}},
+		},
+		func() brokenServer {
+			// The TypeScript SDK 1.32.2 pattern: a ttl its timer cannot hold
+			// is reported back verbatim, and the task is gone at once.
+			var mu sync.Mutex
+			asked := map[string]float64{}
+			gone := map[string]bool{}
+			return brokenServer{
+				name: "reports a ttl it cannot hold and drops the task at once", filter: "area:ttl", want: "TASKS-TTL-004", wantMsg: "gone",
+				b: breakage{
+					onRequest: func(w http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+						mu.Lock()
+						defer mu.Unlock()
+						switch req.Method {
+						case "tools/call":
+							if ttl, ok := requestedTTL(req); ok && (ttl > 1<<31-1 || ttl < 0) {
+								asked[jsonID(req.ID)] = ttl
+								setParams(r, req, func(p map[string]any) { delete(p["task"].(map[string]any), "ttl") })
+							}
+						case "tasks/get", "tasks/result", "tasks/cancel":
+							if gone[req.param("taskId")] {
+								return answer(w, req, nil, invalidParams("task not found"))
+							}
+						}
+						return false
+					},
+					onMessage: func(method string, msg map[string]any) {
+						if !isCreate(method, msg) {
+							return
+						}
+						mu.Lock()
+						defer mu.Unlock()
+						// Request ids repeat across sessions: each one is
+						// consumed by the answer that follows it.
+						if ttl, ok := asked[jsonID(msg["id"])]; ok {
+							delete(asked, jsonID(msg["id"]))
+							t := resultOf(msg)["task"].(map[string]any)
+							t["ttl"] = ttl
+							id, _ := t["taskId"].(string)
+							gone[id] = true
+						}
+					},
+				},
+			}
+		}(),
+		{
+			name: "reports the ttl left instead of the ttl granted", filter: "area:ttl", want: "TASKS-TTL-004",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				r := resultOf(msg)
+				if r == nil || method != "tasks/get" {
+					return
+				}
+				ttl, ok := r["ttl"].(float64)
+				created, err := time.Parse(time.RFC3339Nano, fmt.Sprint(r["createdAt"]))
+				if ok && err == nil {
+					r["ttl"] = max(0, int64(ttl)-time.Since(created).Milliseconds()-1)
+				}
+			}},
+		},
+		{
+			name: "grants a ten-year ttl in full", filter: "area:ttl", want: "TASKS-RSRC-002",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if isCreate(method, msg) {
+					resultOf(msg)["task"].(map[string]any)["ttl"] = 315360000000
+				}
+			}},
+		},
+		{
+			name: "accepts a cursor it never issued with an empty page", filter: "area:list", want: "TASKS-ERR-002",
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				if c := req.param("cursor"); req.Method == "tasks/list" && c != "" && !strings.HasPrefix(c, "c1.") {
+					return answer(w, req, map[string]any{"tasks": []any{}}, nil)
+				}
+				return false
+			}},
+		},
+		{
+			name: "ends the listing at any cursor it cannot read", filter: "area:list", want: "TASKS-ERR-002",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if _, isErr := msg["error"]; isErr && method == "tasks/list" {
+					delete(msg, "error")
+					msg["result"] = map[string]any{"tasks": []any{}}
+				}
+			}},
+		},
+		func() brokenServer {
+			var mu sync.Mutex
+			n := 0
+			return brokenServer{
+				name: "skips every fifth task in tasks/list", filter: "area:list", want: "TASKS-LIST-004",
+				b: breakage{onMessage: func(method string, msg map[string]any) {
+					r := resultOf(msg)
+					ts, ok := r["tasks"].([]any)
+					if !ok || method != "tasks/list" {
+						return
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					var kept []any
+					for _, t := range ts {
+						n++
+						if n%5 != 0 {
+							kept = append(kept, t)
+						}
+					}
+					r["tasks"] = append([]any{}, kept...)
+				}},
+			}
+		}(),
+		{
+			name: "drops nextCursor", filter: "area:list", want: "TASKS-LIST-002",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/list" {
+					delete(r, "nextCursor")
+				}
+			}},
+		},
+		{
+			name: "lists the first task of every page again at its end", filter: "area:list", want: "TASKS-LIST-002",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/list" {
+					if ts, ok := r["tasks"].([]any); ok && len(ts) > 1 && r["nextCursor"] != nil {
+						r["tasks"] = append(ts, ts[0])
+					}
+				}
+			}},
+		},
+		{
+			name: "lists tasks without createdAt", filter: "area:list", want: "TASKS-WIRE-LIST-001",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/list" {
+					for _, t := range taskObjects(r) {
+						delete(t, "createdAt")
+					}
+				}
+			}},
+		},
+		{
+			name: "answers errors without the request id", filter: "area:errors", want: "TASKS-JSONRPC-005",
+			b: breakage{onMessage: func(_ string, msg map[string]any) {
+				if _, isErr := msg["error"]; isErr {
+					msg["id"] = nil
+				}
+			}},
+		},
+		{
+			name: "explains errors with a generic message", filter: "area:errors", want: "TASKS-ERR-005",
+			b: breakage{onMessage: func(_ string, msg map[string]any) {
+				if e, ok := msg["error"].(map[string]any); ok {
+					e["message"] = "Invalid params"
+				}
+			}},
+		},
+		{
+			name: "strips related-task metadata from progress notifications", filter: "area:progress", want: "TASKS-META-001",
+			b: breakage{onMessage: func(_ string, msg map[string]any) {
+				if p := paramsOf(msg); p != nil && msg["method"] == "notifications/progress" {
+					dropRelated(p)
+				}
+			}},
+		},
+		{
+			name: "sends progress values that go down", filter: "area:progress", want: "TASKS-PROG-003",
+			b: breakage{onMessage: func(_ string, msg map[string]any) {
+				if p := paramsOf(msg); p != nil && msg["method"] == "notifications/progress" {
+					if v, ok := p["progress"].(float64); ok {
+						p["progress"] = 1000 - v
+					}
+				}
+			}},
+		},
+		{
+			name: "sends progress under a token the client never sent", filter: "area:progress", want: "TASKS-PROG-007",
+			b: breakage{onMessage: func(_ string, msg map[string]any) {
+				if p := paramsOf(msg); p != nil && msg["method"] == "notifications/progress" {
+					p["progressToken"] = "not-the-clients"
+				}
+			}},
+		},
+		{
+			name: "puts related-task metadata in status notifications", filter: "area:notifications", want: "TASKS-NOTIF-005",
+			b: breakage{onMessage: func(_ string, msg map[string]any) {
+				if p := paramsOf(msg); p != nil && msg["method"] == "notifications/tasks/status" {
+					addRelated(p, p["taskId"])
+				}
+			}},
+		},
+		{
+			name: "sends status notifications without ttl", filter: "area:notifications", want: "TASKS-WIRE-NOTIF-002",
+			b: breakage{onMessage: func(_ string, msg map[string]any) {
+				if p := paramsOf(msg); p != nil && msg["method"] == "notifications/tasks/status" {
+					delete(p, "ttl")
+				}
+			}},
+		},
+		{
+			name: "strips related-task metadata from elicitations", filter: "area:input", want: "TASKS-META-002",
+			b: breakage{onMessage: func(_ string, msg map[string]any) {
+				if p := paramsOf(msg); p != nil && msg["method"] == "elicitation/create" {
+					dropRelated(p)
+				}
+			}},
+		},
+		{
+			name: "never shows input_required", filter: "area:input", want: "TASKS-INPUT-003",
+			b: breakage{onMessage: everyTask(func(t map[string]any) {
+				if t["status"] == "input_required" {
+					t["status"] = "working"
+				}
+			})},
+		},
+		{
+			name: "declares taskSupport values outside the enum", filter: "area:tools", want: "TASKS-WIRE-TOOLEXEC-001",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tools/list" {
+					if ts, ok := r["tools"].([]any); ok && len(ts) > 0 {
+						ts[0].(map[string]any)["execution"] = map[string]any{"taskSupport": "sometimes"}
+					}
+				}
+			}},
+		},
+		{
+			name: "runs a tool that requires tasks as a plain call", filter: "area:tools", want: "TASKS-TOOLNEG-006",
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				if req.Method == "tools/call" && req.param("name") == "fixture_sleep_required" && !hasTaskParam(req) {
+					return answer(w, req, map[string]any{"content": []any{map[string]any{"type": "text", "text": "ran"}}}, nil)
+				}
+				return false
+			}},
+		},
+		{
+			name: "makes a task of a tool without task support", filter: "area:tools", want: "TASKS-TOOLNEG-003",
+			b: breakage{onRequest: func(w http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if req.Method == "tools/call" && req.param("name") == "fixture_forbidden" && hasTaskParam(req) {
+					setParams(r, req, func(p map[string]any) { p["name"] = "fixture_sleep"; p["arguments"] = map[string]any{"ms": 0} })
+				}
+				return false
+			}},
+		},
+		{
+			name: "makes a task of an unknown tool", filter: "area:tools", want: "TASKS-TOOLDEF-006",
+			b: breakage{onRequest: func(w http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if req.Method == "tools/call" && strings.Contains(req.param("name"), "no_such_tool") {
+					setParams(r, req, func(p map[string]any) { p["name"] = "fixture_sleep"; p["arguments"] = map[string]any{"ms": 0} })
+				}
+				return false
+			}},
+		},
+		{
+			name: "declares tasks.list as true instead of an object", filter: "area:handshake", want: "TASKS-WIRE-SCAP-001",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "initialize" {
+					if caps, ok := r["capabilities"].(map[string]any); ok {
+						if tk, ok := caps["tasks"].(map[string]any); ok {
+							tk["list"] = true
+						}
+					}
+				}
+			}},
+		},
+		{
+			name: "answers the 2025-11-25 proposal with an older version", filter: "area:handshake", want: "TASKS-INIT-009",
+			b: breakage{
+				onRequest: func(_ http.ResponseWriter, r *http.Request, _ *rpcRequest) bool {
+					if r.Header.Get("Mcp-Protocol-Version") == "2025-06-18" {
+						r.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+					}
+					return false
+				},
+				onMessage: func(method string, msg map[string]any) {
+					if r := resultOf(msg); r != nil && method == "initialize" && r["protocolVersion"] == "2025-11-25" {
+						r["protocolVersion"] = "2025-06-18"
+					}
+				},
+			},
+		},
+		{
+			name: "ignores an unknown MCP-Protocol-Version header", filter: "area:handshake", want: "TASKS-XPORT-047",
+			b: breakage{onRequest: func(_ http.ResponseWriter, r *http.Request, _ *rpcRequest) bool {
+				if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && v != "2025-11-25" {
+					r.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+				}
+				return false
+			}},
+		},
+		{
+			name: "answers a GET on the endpoint with HTTP 500", filter: "area:handshake", want: "TASKS-XPORT-023",
+			b: breakage{onRequest: func(w http.ResponseWriter, r *http.Request, _ *rpcRequest) bool {
+				if r.Method == http.MethodGet {
+					http.Error(w, "no", http.StatusInternalServerError)
+					return true
+				}
+				return false
+			}},
+		},
+		{
+			name: "answers notifications with HTTP 200 and a body", filter: "area:handshake", want: "TASKS-XPORT-008",
+			b: breakage{onResponse: func(method string, resp *http.Response) {
+				if strings.HasPrefix(method, "notifications/") && resp.StatusCode == http.StatusAccepted {
+					resp.StatusCode, resp.Status = http.StatusOK, "200 OK"
+					resp.Header.Set("Content-Type", "application/json")
+					resp.Body = io.NopCloser(strings.NewReader(`{"ok":true}`))
+					resp.ContentLength = int64(len(`{"ok":true}`))
+					resp.Header.Set("Content-Length", strconv.Itoa(len(`{"ok":true}`)))
+				}
+			}},
+		},
+		{
+			name: "accepts requests from any Origin", filter: "area:transport", want: "TASKS-XPORT-004",
+			b: breakage{onRequest: func(_ http.ResponseWriter, r *http.Request, _ *rpcRequest) bool {
+				r.Header.Del("Origin")
+				return false
+			}},
+		},
+	}
+}
+
+// brokenRun is the outcome of certifying one server through the CLI.
+type brokenRun struct {
+	code    int
+	stdout  string
+	stderr  string
+	report  *report.Report
+	elapsed time.Duration
+}
+
+// certifyThrough starts a fresh reference server with two identities,
+// puts b in front of it, and certifies the proxy with the CLI.
+func certifyThrough(t *testing.T, b breakage, filter string) brokenRun {
+	t.Helper()
+	ctx := context.Background()
+	tokA, tokB := proxyTokens()
+	inst, err := reference.Start(ctx, reference.Options{
+		Config:        tasks.Config{PollInterval: 50 * time.Millisecond},
+		ServerOptions: []server.Option{server.WithTokenVerifier(server.NewStaticTokens(map[string]string{tokA: "a", tokB: "b"})), server.WithAllowAnonymous(false)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close(ctx)
+	proxy := httptest.NewServer(brokenProxy(inst.URL, b))
+	defer proxy.Close()
+	dir := t.TempDir()
+	args := []string{"--server", proxy.URL + "/mcp",
+		"--header", "Authorization: Bearer " + tokA, "--header-b", "Authorization: Bearer " + tokB, "--report-dir", dir}
+	if filter != "" {
+		args = append(args, "--label-filter", filter)
+	}
+	start := time.Now()
+	code, stdout, stderr := runCLI(t, args...)
+	run := brokenRun{code: code, stdout: stdout, stderr: stderr, elapsed: time.Since(start)}
+	if code == 0 || code == 1 {
+		run.report = readReport(t, dir)
+	}
+	return run
+}
+
+// proxyTokens are the bearer tokens of identities A and B for the broken
+// servers (each run has its own reference server, so they may be shared).
+func proxyTokens() (string, string) { return "token-a-broken", "token-b-broken" }
+
+// failing lists the requirements a report failed, most binding first.
+func failing(r *report.Report) []report.Entry {
+	var out []report.Entry
+	for _, e := range r.Failing() {
+		if e.Status == report.StatusFail {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestBrokenServersFailTheRightRequirement certifies every broken server
+// of the catalogue, a few at a time, and checks that the suite fails the
+// requirement the breakage violates (and calls the server non-conformant
+// when that requirement is a MUST). It prints the catalogue with each
+// behaviour's first failing requirement.
+func TestBrokenServersFailTheRightRequirement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("certifies dozens of broken servers")
+	}
+	tokA, tokB := proxyTokens()
+	cat := brokenServers(tokA, tokB)
+	if len(cat) < 40 {
+		t.Errorf("only %d broken servers in the catalogue, want at least 40", len(cat))
+	}
+	runs := make([]brokenRun, len(cat))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i := range cat {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			runs[i] = certifyThrough(t, cat[i].b, cat[i].filter)
+		}()
+	}
+	wg.Wait()
+
+	var table strings.Builder
+	for i, bs := range cat {
+		run := runs[i]
+		first := "(none)"
+		var ids []string
+		if run.report != nil {
+			for _, e := range failing(run.report) {
+				ids = append(ids, e.ID)
+			}
+			if len(ids) > 0 {
+				first = ids[0]
+			}
+		}
+		fmt.Fprintf(&table, "%-62s want %-26s first failing %-26s (%d failing, %.1fs)\n", bs.name, bs.want, first, len(ids), run.elapsed.Seconds())
+		t.Run(bs.name, func(t *testing.T) {
+			if run.report == nil {
+				t.Fatalf("exit %d, no report\n%s\n%s", run.code, run.stdout, run.stderr)
+			}
+			if !slices.Contains(ids, bs.want) {
+				t.Fatalf("%s is %q, want fail; failing: %v\n%s", bs.want, statusOf(run.report, bs.want), ids, run.stdout)
+			}
+			msg := messageOf(run.report, bs.want)
+			if bs.wantMsg != "" && !strings.Contains(msg, bs.wantMsg) {
+				t.Errorf("%s failed with %q, want a message containing %q", bs.want, msg, bs.wantMsg)
+			}
+			if !strings.Contains(msg, "came back:") || !strings.Contains(msg, "\nspec: ") {
+				t.Errorf("%s failed without evidence (what was sent, what came back, the spec section): %s", bs.want, msg)
+			}
+			if strings.Contains(msg, "<nil>") {
+				t.Errorf("%s failed with a message that shows <nil> instead of what came back: %s", bs.want, msg)
+			}
+			if req, _ := suites.Lookup(bs.want); req.Level == suites.LevelMust {
+				if run.code != 1 || run.report.Summary.Verdict != report.VerdictNonConformant {
+					t.Errorf("exit %d, verdict %s; a failed MUST makes the server non-conformant", run.code, run.report.Summary.Verdict)
+				}
+			}
+		})
+	}
+	t.Logf("broken servers and the requirement each one first fails:\n%s", table.String())
+}
+
+// TestTransparentProxyPasses is the control: the same proxy without a
+// breakage keeps the reference server conformant on every area the
+// catalogue uses, so the failures come from the breakages.
+func TestTransparentProxyPasses(t *testing.T) {
+	n := 0
+	var mu sync.Mutex
+	run := certifyThrough(t, breakage{onMessage: func(string, map[string]any) {}, onEventID: func(id string) string {
+		if id != "" {
+			return id
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return "proxy-" + strconv.Itoa(n)
+	}}, "")
+	if run.code != 0 {
+		var bad []string
+		if run.report != nil {
+			for _, e := range run.report.Failing() {
+				bad = append(bad, fmt.Sprintf("%s %s: %s", e.ID, e.Status, e.Message))
+			}
+		}
+		t.Fatalf("exit %d through a transparent proxy:\n%s\n%s", run.code, strings.Join(bad, "\n"), run.stderr)
+	}
+}
+
+// TestUnknownStatusFailsFast: a server that reports a status outside the
+// enum fails at TASKS-WIRE-STATUS-001 and the whole run ends within a
+// minute, since no spec keeps waiting for a status it cannot recognise.
+func TestUnknownStatusFailsFast(t *testing.T) {
+	// Only tasks/get answers say "pending": creation looks fine, so every
+	// spec that polls would wait for a terminal status without the check.
+	run := certifyThrough(t, breakage{onMessage: func(method string, msg map[string]any) {
+		if r := resultOf(msg); r != nil && method == "tasks/get" && r["status"] == "working" {
+			r["status"] = "pending"
+		}
+	}}, "")
+	if run.report == nil {
+		t.Fatalf("exit %d, no report\n%s", run.code, run.stderr)
+	}
+	if got := statusOf(run.report, "TASKS-WIRE-STATUS-001"); got != report.StatusFail {
+		t.Errorf("TASKS-WIRE-STATUS-001 is %q, want fail", got)
+	}
+	if run.elapsed > time.Minute {
+		t.Errorf("the run took %s, want under a minute", run.elapsed)
+	}
+	t.Logf("unknown status: %d requirements failed, run took %s", len(failing(run.report)), run.elapsed.Round(time.Second))
+}
+
+// TestOneMalformedAnswerTypeIsJudgedOnce: a tasks/get result whose _meta
+// is not an object breaks one message type; the full run fails the
+// requirement of that message type and not the dozens of specs that
+// merely received such an answer.
+func TestOneMalformedAnswerTypeIsJudgedOnce(t *testing.T) {
+	run := certifyThrough(t, breakage{onMessage: func(method string, msg map[string]any) {
+		if r := resultOf(msg); r != nil && method == "tasks/get" {
+			r["_meta"] = "not an object"
+		}
+	}}, "")
+	if run.report == nil {
+		t.Fatalf("exit %d, no report\n%s", run.code, run.stderr)
+	}
+	// Only MUST failures are counted: a SHOULD that a loaded machine
+	// makes slow must not turn this test red.
+	var ids []string
+	for _, e := range failing(run.report) {
+		if e.Level == string(suites.LevelMust) {
+			ids = append(ids, e.ID)
+		}
+	}
+	if !slices.Contains(ids, "TASKS-WIRE-GET-001") {
+		t.Errorf("TASKS-WIRE-GET-001 did not fail; failing MUSTs: %v", ids)
+	}
+	if len(ids) > 2 {
+		t.Errorf("one malformed answer type failed %d MUST requirements: %v", len(ids), ids)
+	}
+}
+
+// TestUndeclaredListIsNotApplicable: a server that does not declare
+// tasks.list gets its list specs not-applicable, not failed.
+func TestUndeclaredListIsNotApplicable(t *testing.T) {
+	run := certifyThrough(t, breakage{onMessage: func(method string, msg map[string]any) {
+		if r := resultOf(msg); r != nil && method == "initialize" {
+			if caps, ok := r["capabilities"].(map[string]any); ok {
+				if tk, ok := caps["tasks"].(map[string]any); ok {
+					delete(tk, "list")
+				}
+			}
+		}
+	}}, "area:list")
+	if run.report == nil {
+		t.Fatalf("exit %d, no report\n%s", run.code, run.stderr)
+	}
+	for _, id := range []string{"TASKS-LIST-002", "TASKS-LIST-004", "TASKS-ERR-002"} {
+		if got := statusOf(run.report, id); got != report.StatusNotApplicable {
+			t.Errorf("%s is %q, want not-applicable", id, got)
+		}
+	}
+	// Partial, not conformant: the label filter left the other MUSTs out.
+	if run.report.Summary.Verdict == report.VerdictNonConformant {
+		t.Errorf("verdict %s", run.report.Summary.Verdict)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -38,6 +39,29 @@ type RequestHandler func(ctx context.Context, req *Message) (any, error)
 // arrival per stream. It must not block for long.
 type Observer func(m *Message)
 
+// Exchange is one request the client posted and what came back, for
+// callers that explain a verdict with evidence: the method and raw body
+// sent, then the HTTP status, Content-Type and the start of the answer (or
+// the transport error when none came).
+type Exchange struct {
+	Method      string
+	Sent        []byte
+	HTTPStatus  int
+	ContentType string
+	// Body is the answer's body, or the JSON-RPC response found in an
+	// event stream; at most MaxExchangeBody bytes.
+	Body []byte
+	Err  error
+	At   time.Time
+}
+
+// MaxExchangeBody bounds Exchange.Body.
+const MaxExchangeBody = 4 << 10
+
+// ExchangeObserver sees every request the client posts once it has been
+// answered (or has failed). It must not block for long.
+type ExchangeObserver func(Exchange)
+
 // Client is one MCP session with one server URL. It is safe for concurrent
 // use once Connect has returned.
 type Client struct {
@@ -49,6 +73,7 @@ type Client struct {
 	proposed   string
 	handler    RequestHandler
 	observers  []Observer
+	exchanges  []ExchangeObserver
 	logf       func(format string, args ...any)
 
 	nextID atomic.Int64
@@ -117,6 +142,12 @@ func WithRequestHandler(h RequestHandler) Option {
 // WithObserver adds an observer of every message sent and received.
 func WithObserver(o Observer) Option {
 	return func(c *Client) { c.observers = append(c.observers, o) }
+}
+
+// WithExchangeObserver adds an observer of every posted request and its
+// answer.
+func WithExchangeObserver(o ExchangeObserver) Option {
+	return func(c *Client) { c.exchanges = append(c.exchanges, o) }
 }
 
 // WithLogf sets a debug logger for transport events (reconnections,
@@ -239,11 +270,17 @@ func (c *Client) DeleteSession(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	c.setHeaders(req)
+	x := Exchange{Method: "DELETE", Sent: []byte("DELETE " + c.url + " (Mcp-Session-Id " + req.Header.Get(HeaderSessionID) + ")")}
 	resp, err := c.httpClient.Do(req)
 	if err != nil {
+		x.Err = err
+		c.observeExchange(x)
 		return 0, fmt.Errorf("DELETE session: %w", err)
 	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 	resp.Body.Close()
+	x.HTTPStatus, x.ContentType, x.Body = resp.StatusCode, resp.Header.Get("Content-Type"), b
+	c.observeExchange(x)
 	return resp.StatusCode, nil
 }
 
@@ -269,6 +306,16 @@ func (c *Client) setHeaders(req *http.Request) {
 	}
 	if ver != "" {
 		req.Header.Set(HeaderProtocolVersion, ver)
+	}
+}
+
+func (c *Client) observeExchange(x Exchange) {
+	if len(x.Body) > MaxExchangeBody {
+		x.Body = x.Body[:MaxExchangeBody]
+	}
+	x.At = time.Now()
+	for _, o := range c.exchanges {
+		o(x)
 	}
 }
 

@@ -226,3 +226,53 @@ func TestClientAgainstLoopbackPeer(t *testing.T) {
 		t.Errorf("headers on later requests: %v", last)
 	}
 }
+
+// TestContentTypeIsTheCallersToJudge: an answer served as text/plain that
+// is still the JSON-RPC response comes back with its Content-Type for the
+// caller to judge; one that is not JSON-RPC at all is a ContentTypeError.
+// Either way the exchange observer sees what was sent and what came back.
+func TestContentTypeIsTheCallersToJudge(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&msg)
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if msg.Method == "ping" {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, msg.ID)
+			return
+		}
+		fmt.Fprint(w, "hello")
+	}))
+	defer srv.Close()
+	var seen []client.Exchange
+	var mu sync.Mutex
+	c := client.New(srv.URL, client.WithExchangeObserver(func(x client.Exchange) {
+		mu.Lock()
+		seen = append(seen, x)
+		mu.Unlock()
+	}))
+	ctx := context.Background()
+	m, err := c.CallMessage(ctx, "ping", nil)
+	if err != nil {
+		t.Fatalf("ping served as text/plain: %v", err)
+	}
+	if !strings.HasPrefix(m.ContentType, "text/plain") || m.Kind != client.KindResult {
+		t.Errorf("got %s with Content-Type %q", m.Kind, m.ContentType)
+	}
+	_, err = c.CallMessage(ctx, "tools/list", nil)
+	var cte *client.ContentTypeError
+	if !errors.As(err, &cte) || cte.Body != "hello" {
+		t.Fatalf("tools/list answered with plain text: err %v, want a ContentTypeError", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 {
+		t.Fatalf("%d exchanges observed, want 2", len(seen))
+	}
+	if seen[1].Method != "tools/list" || seen[1].HTTPStatus != 200 || string(seen[1].Body) != "hello" || seen[1].Err == nil ||
+		!strings.Contains(string(seen[1].Sent), `"tools/list"`) {
+		t.Errorf("second exchange: %+v", seen[1])
+	}
+}

@@ -3,9 +3,26 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
+
+// MalformedError is a result the client could not read as the type its
+// method returns: the server answered, but not with that shape.
+type MalformedError struct {
+	Method string
+	Raw    json.RawMessage
+	Err    error
+}
+
+// Error names the method, the problem and the start of the result.
+func (e *MalformedError) Error() string {
+	return fmt.Sprintf("%s: malformed result: %v: %s", e.Method, e.Err, truncate(string(e.Raw)))
+}
+
+// Unwrap returns the decoding problem.
+func (e *MalformedError) Unwrap() error { return e.Err }
 
 // RelatedTaskKey is the _meta key that ties a message to a task.
 const RelatedTaskKey = "io.modelcontextprotocol/related-task"
@@ -146,10 +163,10 @@ func (c *Client) CreateTask(ctx context.Context, tc ToolCall, opts ...CallOption
 	}
 	var res CreateTaskResult
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("tools/call: decode CreateTaskResult: %w", err)
+		return nil, &MalformedError{Method: "tools/call", Raw: raw, Err: fmt.Errorf("decode CreateTaskResult: %w", err)}
 	}
 	if res.Task.TaskID == "" {
-		return nil, fmt.Errorf("tools/call: reply has no task.taskId: %s", truncate(string(raw)))
+		return nil, &MalformedError{Method: "tools/call", Raw: raw, Err: errors.New("the reply has no task.taskId")}
 	}
 	return &res, nil
 }
@@ -171,7 +188,7 @@ func (c *Client) taskCall(ctx context.Context, method, taskID string, opts ...Ca
 	}
 	var t Task
 	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, fmt.Errorf("%s: decode task: %w", method, err)
+		return nil, &MalformedError{Method: method, Raw: raw, Err: fmt.Errorf("decode task: %w", err)}
 	}
 	return &t, nil
 }
@@ -202,7 +219,7 @@ func (c *Client) ListTasks(ctx context.Context, cursor string) (*ListTasksResult
 	}
 	var res ListTasksResult
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("tasks/list: decode: %w", err)
+		return nil, &MalformedError{Method: "tasks/list", Raw: raw, Err: fmt.Errorf("decode: %w", err)}
 	}
 	return &res, nil
 }

@@ -67,8 +67,22 @@ func (c *Client) Call(ctx context.Context, method string, params any, opts ...Ca
 
 // CallMessage is Call returning the whole response message (success or
 // JSON-RPC error), for callers that need its raw bytes or transport facts.
-// The error is non-nil only when no response was obtained.
+// The error is non-nil only when no response was obtained. An answer
+// served with a Content-Type other than JSON or an event stream is still
+// read as JSON when it parses as the response to the request: the caller,
+// not the client, judges the media type (Message.ContentType).
 func (c *Client) CallMessage(ctx context.Context, method string, params any, opts ...CallOption) (*Message, error) {
+	x := Exchange{Method: method}
+	m, err := c.callMessage(ctx, method, params, &x, opts...)
+	if m != nil && len(x.Body) == 0 {
+		x.Body = m.Raw
+	}
+	x.Err = err
+	c.observeExchange(x)
+	return m, err
+}
+
+func (c *Client) callMessage(ctx context.Context, method string, params any, x *Exchange, opts ...CallOption) (*Message, error) {
 	var cc callConfig
 	for _, o := range opts {
 		o(&cc)
@@ -89,6 +103,7 @@ func (c *Client) CallMessage(ctx context.Context, method string, params any, opt
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode request: %w", method, err)
 	}
+	x.Sent = body
 	out := parseMessage(body)
 	out.Direction = Sent
 	c.observe(out)
@@ -99,6 +114,7 @@ func (c *Client) CallMessage(ctx context.Context, method string, params any, opt
 		return nil, err
 	}
 	defer resp.Body.Close()
+	x.HTTPStatus, x.ContentType = resp.StatusCode, resp.Header.Get("Content-Type")
 	if method == "initialize" {
 		if sid := resp.Header.Get(HeaderSessionID); sid != "" {
 			c.mu.Lock()
@@ -108,6 +124,7 @@ func (c *Client) CallMessage(ctx context.Context, method string, params any, opt
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		x.Body = b
 		return nil, &HTTPError{Method: method, StatusCode: resp.StatusCode, Body: string(b)}
 	}
 	ct := mediaType(resp.Header.Get("Content-Type"))
@@ -126,8 +143,7 @@ func (c *Client) CallMessage(ctx context.Context, method string, params any, opt
 			}
 		}
 	}
-	switch ct {
-	case "text/event-stream":
+	if ct == "text/event-stream" {
 		got, lastID, retry, err := c.readSSE(ctx, resp.Body, tag, match)
 		if got != nil {
 			return got, nil
@@ -139,23 +155,42 @@ func (c *Client) CallMessage(ctx context.Context, method string, params any, opt
 			return nil, fmt.Errorf("%s: %w", method, ErrNoResponse)
 		}
 		return c.resume(ctx, method, lastID, retry, tag, match)
-	case "application/json", "":
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return nil, fmt.Errorf("%s: read response: %w", method, err)
-		}
-		m := parseMessage(bytes.TrimSpace(b))
-		m.Direction = Received
-		tag(m)
-		c.dispatch(ctx, m)
-		if !match(m) {
-			return nil, fmt.Errorf("%s: response does not answer request id %s: %s", method, id, truncate(string(b)))
-		}
-		return m, nil
-	default:
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		return nil, fmt.Errorf("%s: unexpected Content-Type %q: %s", method, resp.Header.Get("Content-Type"), truncate(string(b)))
 	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return nil, fmt.Errorf("%s: read response: %w", method, err)
+	}
+	x.Body = b
+	m := parseMessage(bytes.TrimSpace(b))
+	m.Direction = Received
+	if ct != "application/json" && ct != "" && (m.Kind == KindInvalid || !match(m)) {
+		// Neither JSON nor an event stream, and not even a JSON-RPC
+		// answer in disguise: nothing to hand back.
+		return nil, &ContentTypeError{Method: method, ContentType: resp.Header.Get("Content-Type"), Body: truncate(string(b))}
+	}
+	tag(m)
+	c.dispatch(ctx, m)
+	if !match(m) {
+		return nil, fmt.Errorf("%s: response does not answer request id %s: %s", method, id, truncate(string(b)))
+	}
+	return m, nil
+}
+
+// maxBody bounds a JSON answer the client reads.
+const maxBody = 64 << 20
+
+// ContentTypeError is an answer served with a media type that is neither
+// application/json nor text/event-stream and whose body is no JSON-RPC
+// response to the request.
+type ContentTypeError struct {
+	Method      string
+	ContentType string
+	Body        string
+}
+
+// Error names the media type and the start of the body.
+func (e *ContentTypeError) Error() string {
+	return fmt.Sprintf("%s: answered with Content-Type %q, not application/json or text/event-stream: %s", e.Method, e.ContentType, e.Body)
 }
 
 // resume reconnects with GET and Last-Event-ID until the response arrives
@@ -386,12 +421,21 @@ func (c *Client) PostRaw(ctx context.Context, body []byte, opts ...CallOption) (
 	for _, o := range opts {
 		o(&cc)
 	}
+	var probe struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(body, &probe)
+	x := Exchange{Method: probe.Method, Sent: body}
 	resp, err := c.post(ctx, "POST", body, cc.headers)
 	if err != nil {
+		x.Err = err
+		c.observeExchange(x)
 		return nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	x.HTTPStatus, x.ContentType, x.Body, x.Err = resp.StatusCode, resp.Header.Get("Content-Type"), b, err
+	c.observeExchange(x)
 	if err != nil {
 		return nil, err
 	}
@@ -414,22 +458,31 @@ func (c *Client) OpenStream(ctx context.Context) error {
 	}
 	c.setHeaders(req)
 	req.Header.Set("Accept", "text/event-stream")
+	x := Exchange{Method: "GET", Sent: []byte("GET " + c.url + " (Accept: text/event-stream)")}
 	resp, err := c.httpClient.Do(req)
 	if err != nil {
 		cancel()
+		x.Err = err
+		c.observeExchange(x)
 		return fmt.Errorf("GET stream: %w", err)
 	}
+	x.HTTPStatus, x.ContentType = resp.StatusCode, resp.Header.Get("Content-Type")
 	if resp.StatusCode == http.StatusMethodNotAllowed {
 		resp.Body.Close()
 		cancel()
+		c.observeExchange(x)
 		return ErrNoStream
 	}
 	if resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
 		cancel()
+		x.Body = b
+		c.observeExchange(x)
 		return &HTTPError{Method: "GET", StatusCode: resp.StatusCode, Body: string(b)}
 	}
+	x.Body = []byte("(an event stream, left open)")
+	c.observeExchange(x)
 	c.mu.Lock()
 	c.streams = append(c.streams, cancel)
 	c.mu.Unlock()
