@@ -94,7 +94,16 @@ func (s *Server) dispatch(c *call) []byte {
 		}
 	}
 	if err != nil {
-		return appendError(nil, c.id, toRPCError(err))
+		rpc := toRPCError(err)
+		var explicit *tasks.RPCError
+		if rpc.Code == tasks.CodeInternalError && !errors.As(err, &explicit) {
+			// The cause may carry store internals (SQL states, hosts):
+			// it goes to the log, the requestor gets a reference to it.
+			ref := internalRef()
+			s.log.Error("request failed", "method", c.method, "ref", ref, "err", err)
+			rpc = rpcErr(tasks.CodeInternalError, "internal error (reference "+ref+"): the server could not complete "+strconv.Quote(c.method)+"; its log has the cause")
+		}
+		return appendError(nil, c.id, rpc)
 	}
 	var body []byte
 	switch r := res.(type) {

@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -266,6 +268,14 @@ func toRPCError(err error) *tasks.RPCError {
 		msg = "internal error: " + msg
 	}
 	return rpcErr(code, msg)
+}
+
+// internalRef is a short random reference that ties an internal error
+// answer to its log line.
+func internalRef() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // paramError is a -32602 with a message that names the offending field.
