@@ -66,3 +66,22 @@ func TestRefusesShortCursorKey(t *testing.T) {
 		t.Errorf("exit %d, stderr %s; want 1 and a message about --cursor-key-file", c, stderr.String())
 	}
 }
+
+func TestDerivedCursorKey(t *testing.T) {
+	pg := "postgres://app:s3cret@db:5432/tasks?sslmode=disable"
+	if derivedCursorKey("memory") != "" || derivedCursorKey("") != "" {
+		t.Error("the memory store must keep a random key per process")
+	}
+	k := derivedCursorKey(pg)
+	if len(k) < 32 || k != derivedCursorKey(pg) {
+		t.Errorf("derived key %q is not a stable 32-byte hex key", k)
+	}
+	if strings.Contains(k, "s3cret") {
+		t.Error("the derived key shows the password")
+	}
+	for _, other := range []string{"postgres://app:other@db:5432/tasks?sslmode=disable", "redis://127.0.0.1:6379/0", "sqlite:/var/lib/t.db"} {
+		if derivedCursorKey(other) == k {
+			t.Errorf("store %q derives the same key as %q", other, pg)
+		}
+	}
+}

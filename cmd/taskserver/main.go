@@ -8,6 +8,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -85,7 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.maxRetainedTotal, "max-retained-tasks-total", server.DefaultMaxRetainedTasks, "maximum unexpired tasks on this instance, all requestors together (negative: no cap)")
 	fs.DurationVar(&o.shutdownGrace, "shutdown-grace", 10*time.Second, "how long shutdown waits for requests and tasks")
 	fs.StringVar(&o.cursorKeyFile, "cursor-key-file", os.Getenv(cursorKeyEnv),
-		"file holding the secret that signs tasks/list cursors; give every instance sharing a store the same one (default $"+cursorKeyEnv+"; none: a random key per process)")
+		"file holding the secret that signs tasks/list cursors; give every instance sharing a store the same one (default $"+cursorKeyEnv+"; none: a key derived from the whole store URL, random per process on memory)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -127,6 +129,9 @@ func serve(o options, log *slog.Logger, stdin io.Reader, stdout io.Writer) error
 	cursorKey, err := loadCursorKey(o.cursorKeyFile)
 	if err != nil {
 		return err
+	}
+	if cursorKey == "" {
+		cursorKey = derivedCursorKey(o.store)
 	}
 	cfg := tasks.Config{
 		MaxTasksPerOwner: o.maxTasks,
@@ -251,9 +256,24 @@ func logCursorKey(log *slog.Logger, o options) {
 	switch {
 	case o.cursorKeyFile != "":
 		log.Info("tasks/list cursors are signed with the key from --cursor-key-file", "file", o.cursorKeyFile)
-	case o.store != "memory":
-		log.Warn("no --cursor-key-file: tasks/list cursors are signed with a random key of this process, so other instances on the same store reject them; give every instance the same key file")
+	case derivedCursorKey(o.store) != "":
+		log.Info("no --cursor-key-file: tasks/list cursors are signed with a key derived from the store URL, so instances given the same URL accept each other's cursors; " +
+			"a store URL without a password makes that key guessable (cursors still never reach another requestor's tasks): use --cursor-key-file for a secret one")
 	}
+}
+
+// derivedCursorKey is the cursor key of an instance on a store that other
+// instances may share when no key file is given: a hash of the whole store
+// URL, password included, so that instances started with the same URL
+// agree without further configuration and a requestor who does not know
+// the URL cannot compute it. Stores only one process uses (memory) get ""
+// and so a random key per process.
+func derivedCursorKey(store string) string {
+	if store == "" || store == "memory" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte("mcptasks cursor key v1\x00" + store))
+	return hex.EncodeToString(sum[:])
 }
 
 // checkLoopback refuses listen addresses outside loopback.

@@ -8,7 +8,8 @@ import (
 )
 
 // testCursorsAcrossInstances pages through alice's tasks starting on A and
-// continuing on B (same cursor key), and checks that the cursor is refused
+// continuing on B (no key file: both derive the key from the same store
+// URL), and checks that the cursor is refused
 // with -32602 for another requestor and on an instance with another key.
 func testCursorsAcrossInstances(t *testing.T, spec string) {
 	a, b := startInstance(t, "A", spec), startInstance(t, "B", spec)

@@ -153,10 +153,6 @@ func redisSpec(t *testing.T) string {
 	return url + sep + "prefix=" + prefix
 }
 
-// sharedCursorKey is the --cursor-key-file content every instance gets, so
-// a tasks/list cursor from one instance works on the others.
-const sharedCursorKey = "multiinstance-cursor-key-5d0c8e2a9b"
-
 // cursorKeyFile writes key to a fresh file and returns its path.
 func cursorKeyFile(t *testing.T, key string) string {
 	t.Helper()

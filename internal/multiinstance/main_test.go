@@ -49,7 +49,8 @@ func taskserver(t *testing.T) string {
 
 // serverCommand returns the command that runs one cmd/taskserver instance
 // on store spec: a free loopback port, the fixture tools, the test
-// tokens, the shared cursor key, and short leases so a lost instance's
+// tokens, no cursor key file (instances on one store URL derive the same
+// key), and short leases so a lost instance's
 // work fails quickly. extra flags come last and win.
 func serverCommand(t *testing.T, spec string, extra ...string) *exec.Cmd {
 	args := []string{
@@ -60,7 +61,6 @@ func serverCommand(t *testing.T, spec string, extra ...string) *exec.Cmd {
 		"--lease", leaseDuration.String(),
 		"--reap-interval", reapInterval.String(),
 		"--log-level", "info",
-		"--cursor-key-file", cursorKeyFile(t, sharedCursorKey),
 	}
 	cmd := exec.Command(taskserver(t), append(args, extra...)...)
 	dieWithParent(cmd)
