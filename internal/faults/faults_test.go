@@ -2,14 +2,17 @@ package faults_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcptasks/mcptasks/internal/testenv"
+	"github.com/mcptasks/mcptasks/stores/storeurl"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
@@ -63,6 +66,10 @@ func awaitTerminal(t *testing.T, ctx context.Context, c *client.Client, id strin
 // storeFault makes a store unreachable and brings it back.
 type storeFault struct {
 	down, up func(t *testing.T)
+	// probe checks, in the test process, how every store method reports
+	// the outage. Left off for Redis: go-redis waits out its own read
+	// timeouts and retries, longer than the outage, whatever the context.
+	probe bool
 }
 
 // runOutage checks that work finishing while the store is unreachable is
@@ -75,8 +82,15 @@ func runOutage(t *testing.T, spec string, f storeFault) {
 	ids := startSleeps(t, ctx, c, outageTasks, taskMillis)
 	created := time.Now()
 
+	var pr probe
+	if f.probe {
+		pr = openProbe(t, ctx, spec)
+	}
 	f.down(t)
 	down := time.Now()
+	if f.probe {
+		pr.check(t, ctx)
+	}
 	// The outage lasts outageLength and covers the moment every task's
 	// work ends.
 	for time.Since(down) < outageLength || time.Since(created) < taskMillis*time.Millisecond+time.Second {
@@ -108,16 +122,92 @@ func runOutage(t *testing.T, spec string, f storeFault) {
 	if n := srv.countLog("failed; retrying"); n == 0 {
 		t.Errorf("the server never saw the store fail; the fault did not happen")
 	}
-	if n := srv.countLog(tasks.LostWorkerOutcome().Error.Message); n != 0 {
+	if n := srv.countLog("ended tasks whose worker was lost"); n != 0 {
 		t.Errorf("the reaper ended live work as lost (%d log lines)", n)
+	}
+}
+
+// probe is the store opened in the test process, with one running task,
+// to check how each store method reports an outage.
+type probe struct {
+	store tasks.Store
+	id    string
+}
+
+const probeOwner tasks.Owner = "probe"
+
+func openProbe(t *testing.T, ctx context.Context, spec string) probe {
+	t.Helper()
+	st, err := storeurl.Open(ctx, spec, tasks.Config{})
+	if err != nil {
+		t.Fatalf("open %s in the test: %v", spec, err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	rec, err := st.Create(ctx, probeOwner, tasks.CreateParams{Method: "tools/call"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return probe{store: st, id: rec.ID}
+}
+
+// check calls every store method while the store is unreachable: each
+// must fail with an error the engine retries (tasks.Transient), never
+// with one that says the task is gone or already ended, which would make
+// the engine drop the write.
+func (p probe) check(t *testing.T, ctx context.Context) {
+	t.Helper()
+	st, id := p.store, p.id
+	calls := map[string]func(context.Context) error{
+		"Get": func(c context.Context) error { _, err := st.Get(c, probeOwner, id); return err },
+		"Transition": func(c context.Context) error {
+			_, err := st.Transition(c, probeOwner, id, tasks.StatusInputRequired, "")
+			return err
+		},
+		"SetVariables": func(c context.Context) error {
+			_, err := st.SetVariables(c, probeOwner, id, map[string]json.RawMessage{"k": json.RawMessage(`1`)})
+			return err
+		},
+		"Complete": func(c context.Context) error {
+			_, err := st.Complete(c, probeOwner, id, tasks.StatusCompleted, "", tasks.Outcome{Result: json.RawMessage(`{}`)})
+			return err
+		},
+		"Result": func(c context.Context) error { _, err := st.Result(c, probeOwner, id); return err },
+		"Wait":   func(c context.Context) error { _, err := st.Wait(c, probeOwner, id, 1<<40); return err },
+	}
+	if ls, ok := st.(tasks.LeaseStore); ok {
+		calls["RenewLease"] = func(c context.Context) error { return ls.RenewLease(c, probeOwner, id, time.Now().Add(time.Minute)) }
+		calls["ReapExpiredLeases"] = func(c context.Context) error { _, err := ls.ReapExpiredLeases(c); return err }
+	}
+	errs := make(map[string]error, len(calls))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for name, call := range calls {
+		wg.Go(func() {
+			c, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			err := call(c)
+			mu.Lock()
+			errs[name] = err
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	for name, err := range errs {
+		switch {
+		case err == nil:
+			t.Errorf("%s succeeded on an unreachable store", name)
+		case errors.Is(err, tasks.ErrNotFound), errors.Is(err, tasks.ErrInvalidTransition), !tasks.Transient(err):
+			t.Errorf("%s on an unreachable store: %v, which is not a transient error", name, err)
+		}
 	}
 }
 
 func TestPostgresStopped(t *testing.T) {
 	pg := testenv.PostgresCluster(t, testenv.PostgresOptions{Private: true})
 	runOutage(t, pg.NewDatabase(t), storeFault{
-		down: func(t *testing.T) { pg.Stop(t) },
-		up:   func(t *testing.T) { pg.Start(t) },
+		down:  func(t *testing.T) { pg.Stop(t) },
+		up:    func(t *testing.T) { pg.Start(t) },
+		probe: true,
 	})
 }
 
@@ -133,8 +223,9 @@ func TestDynamoDBFrozen(t *testing.T) {
 	d := testenv.StartDynamoDB(t)
 	spec := "dynamodb://faults?endpoint=" + d.Endpoint + "&region=us-east-1&create=1"
 	runOutage(t, spec, storeFault{
-		down: func(t *testing.T) { must(t, d.Pause()) },
-		up:   func(t *testing.T) { must(t, d.Resume()) },
+		down:  func(t *testing.T) { must(t, d.Pause()) },
+		up:    func(t *testing.T) { must(t, d.Resume()) },
+		probe: true,
 	})
 }
 
