@@ -269,7 +269,7 @@ func (e *Engine) maintain(ctx context.Context) {
 		if e.lease != nil {
 			e.reap(ctx)
 		}
-		if time.Since(lastDelete) < e.reapInterval {
+		if time.Since(lastDelete) < e.reapInterval-tick/2 {
 			continue
 		}
 		lastDelete = time.Now()
