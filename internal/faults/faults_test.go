@@ -288,3 +288,17 @@ func TestSQLiteKilled(t *testing.T) {
 		t.Errorf("task %d accepted over the cap of %d", tasks.DefaultMaxTasksPerOwner+1, tasks.DefaultMaxTasksPerOwner)
 	}
 }
+
+// TestRedisDownErrors: with redis-server killed (connections refused),
+// every store method fails with a transient error.
+func TestRedisDownErrors(t *testing.T) {
+	rs := testenv.StartRedis(t, testenv.RedisOptions{AOF: true})
+	ctx := testCtx(t, time.Minute)
+	pr := openProbe(t, ctx, rs.URL)
+	must(t, rs.Kill())
+	pr.check(t, ctx)
+	must(t, rs.Start())
+	if _, err := pr.store.Get(ctx, probeOwner, pr.id); err != nil {
+		t.Errorf("Get once redis-server is back: %v", err)
+	}
+}
