@@ -373,25 +373,45 @@ func (e *Engine) List(ctx context.Context, owner Owner, opts ListOptions) (Page,
 // Result blocks until the owner's task is terminal and returns it with its
 // outcome. It waits on the store's change signal, never by busy polling,
 // and ends with ctx's error when ctx is done first (the task keeps
-// running).
+// running). While the store is unreachable it keeps waiting, asking again
+// with backoff, so a requestor blocked on a result through a store outage
+// gets the result rather than an error.
 func (e *Engine) Result(ctx context.Context, owner Owner, id string) (Record, error) {
+	b := backoff{base: e.retryBase, max: max(e.retryBase, min(e.retryMax, e.cfg.PollInterval))}
+	warned := false
+	for {
+		rec, err := e.result(ctx, owner, id)
+		switch {
+		case err == nil:
+			e.log.Info("task result retrieved", "owner", owner, "task", id, "status", rec.Status)
+			return rec, nil
+		case ctx.Err() != nil:
+			return Record{}, err
+		case !Transient(err):
+			e.log.Warn("task result lookup failed", "owner", owner, "task", id, "err", err)
+			return Record{}, err
+		}
+		e.storeFailed()
+		if !warned {
+			e.log.Warn("task result lookup failed; waiting for the store", "owner", owner, "task", id, "err", err)
+			warned = true
+		}
+		if !sleepCtx(ctx, b.next()) {
+			return Record{}, err
+		}
+	}
+}
+
+// result waits once for the task to be terminal and reads its outcome.
+func (e *Engine) result(ctx context.Context, owner Owner, id string) (Record, error) {
 	rec, err := e.store.Get(ctx, owner, id)
 	for err == nil && !rec.Status.Terminal() {
 		rec, err = e.store.Wait(ctx, owner, id, rec.Version)
 	}
 	if err != nil {
-		if ctx.Err() == nil {
-			e.log.Warn("task result lookup failed", "owner", owner, "task", id, "err", err)
-		}
 		return Record{}, err
 	}
-	rec, err = e.store.Result(ctx, owner, id)
-	if err != nil {
-		e.log.Warn("task result lookup failed", "owner", owner, "task", id, "err", err)
-		return Record{}, err
-	}
-	e.log.Info("task result retrieved", "owner", owner, "task", id, "status", rec.Status)
-	return rec, nil
+	return e.store.Result(ctx, owner, id)
 }
 
 // Cancel moves the owner's task to cancelled and then cancels its work's

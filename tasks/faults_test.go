@@ -432,3 +432,45 @@ func TestTransient(t *testing.T) {
 		}
 	}
 }
+
+// TestResultWaitsThroughOutage: a requestor blocked on Result when the
+// store goes away gets the result once it is back, not an error.
+func TestResultWaitsThroughOutage(t *testing.T) {
+	st := newFaulty(tasks.Config{PollInterval: 20 * time.Millisecond})
+	e := faultyEngine(t, st)
+	ctx := ctxT(t)
+	release := make(chan struct{})
+	rec, err := e.Start(ctx, owner, tasks.CreateParams{Method: "tools/call"}, func(tasks.TaskContext) (json.RawMessage, error) {
+		<-release
+		return toolResult(3), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type res struct {
+		rec tasks.Record
+		err error
+	}
+	got := make(chan res, 1)
+	st.down.Store(true) // the requestor asks while the store is away
+	go func() {
+		r, err := e.Result(ctx, owner, rec.ID)
+		got <- res{r, err}
+	}()
+	close(release)
+	outage(t, st, 2*testLease, 10)
+	r := <-got
+	if r.err != nil || r.rec.Status != tasks.StatusCompleted || string(r.rec.Outcome.Result) != string(toolResult(3)) {
+		t.Fatalf("Result across an outage: %s %+v %v", r.rec.Status, r.rec.Outcome, r.err)
+	}
+}
+
+// TestClosedStoreIsFinal: a closed store's error is not worth retrying.
+func TestClosedStoreIsFinal(t *testing.T) {
+	st := memory.New(tasks.Config{})
+	st.Close()
+	_, err := st.Get(context.Background(), owner, "x")
+	if !errors.Is(err, tasks.ErrStoreClosed) || tasks.Transient(err) {
+		t.Errorf("closed store: %v (transient %v), want final ErrStoreClosed", err, tasks.Transient(err))
+	}
+}

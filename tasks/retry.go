@@ -18,11 +18,15 @@ const (
 	DefaultAttemptTimeout = 10 * time.Second
 )
 
+// ErrStoreClosed is wrapped by the error a store returns once it has been
+// closed: trying again cannot help.
+var ErrStoreClosed = errors.New("task store is closed")
+
 // Transient reports whether a store error may go away if the same call is
 // made again later: a lost connection, a timeout, a server restarting. The
 // answers a store gives about the task itself (not found or expired, a
 // status that forbids the change, a limit, bad parameters) are final and
-// give false, as do nil and ErrEngineClosed.
+// give false, as do nil, ErrEngineClosed and ErrStoreClosed.
 func Transient(err error) bool {
 	switch {
 	case err == nil,
@@ -36,6 +40,7 @@ func Transient(err error) bool {
 		errors.Is(err, ErrAnonymous),
 		errors.Is(err, ErrTaskFinished),
 		errors.Is(err, ErrEngineClosed),
+		errors.Is(err, ErrStoreClosed),
 		errors.Is(err, ErrNoInputChannel):
 		return false
 	}

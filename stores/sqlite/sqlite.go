@@ -35,7 +35,7 @@ import (
 )
 
 // ErrClosed is returned by every method of a Store after Close.
-var ErrClosed = errors.New("sqlite store is closed")
+var ErrClosed = fmt.Errorf("sqlite: %w", tasks.ErrStoreClosed)
 
 // Store is the SQLite tasks.Store. Create it with Open.
 type Store struct {
