@@ -91,6 +91,42 @@ func WithReapInterval(d time.Duration) EngineOption {
 	}
 }
 
+// WithRetryBackoff sets the pauses between attempts when the store fails
+// a write the engine must not lose (an outcome, a lease renewal, a status
+// change, variables): the first pause is about base, each next one
+// doubles, up to max, with random jitter. Defaults DefaultRetryBase and
+// DefaultRetryMax. Lease renewals never pause longer than a sixth of the
+// lease.
+func WithRetryBackoff(base, max time.Duration) EngineOption {
+	return func(e *Engine) {
+		if base > 0 {
+			e.retryBase = base
+		}
+		if max > 0 {
+			e.retryMax = max
+		}
+		e.retryMax = maxDur(e.retryMax, e.retryBase)
+	}
+}
+
+// WithAttemptTimeout bounds each store call of a retried write, so a store
+// that hangs instead of failing is tried again. Default
+// DefaultAttemptTimeout.
+func WithAttemptTimeout(d time.Duration) EngineOption {
+	return func(e *Engine) {
+		if d > 0 {
+			e.attemptTimeout = d
+		}
+	}
+}
+
+func maxDur(a, b time.Duration) time.Duration {
+	if a > b {
+		return a
+	}
+	return b
+}
+
 // WithLogger sets the logger for task events; default slog.Default().
 func WithLogger(l *slog.Logger) EngineOption {
 	return func(e *Engine) {
@@ -133,6 +169,17 @@ type Engine struct {
 	reapInterval  time.Duration
 	cursors       cursorSealer // seals and opens tasks/list cursors
 
+	retryBase      time.Duration
+	retryMax       time.Duration
+	attemptTimeout time.Duration
+
+	// hard is cancelled when Close's context ends: retries of store writes
+	// give up then.
+	hard       context.Context
+	abandon    context.CancelFunc
+	epoch      time.Time    // engine start, for monotonic health times
+	lastFailed atomic.Int64 // time since epoch of the last transient store failure
+
 	mu      sync.Mutex
 	runs    map[string]*run
 	closed  bool
@@ -150,14 +197,19 @@ type Engine struct {
 // Call Close to stop it.
 func NewEngine(store Store, cfg Config, opts ...EngineOption) *Engine {
 	e := &Engine{
-		store:         store,
-		cfg:           cfg.WithDefaults(),
-		log:           slog.Default(),
-		leaseDuration: DefaultLeaseDuration,
-		reapInterval:  10 * time.Second,
-		runs:          make(map[string]*run),
-		bgDone:        make(chan struct{}),
+		store:          store,
+		cfg:            cfg.WithDefaults(),
+		log:            slog.Default(),
+		leaseDuration:  DefaultLeaseDuration,
+		reapInterval:   10 * time.Second,
+		retryBase:      DefaultRetryBase,
+		retryMax:       DefaultRetryMax,
+		attemptTimeout: DefaultAttemptTimeout,
+		epoch:          time.Now(),
+		runs:           make(map[string]*run),
+		bgDone:         make(chan struct{}),
 	}
+	e.hard, e.abandon = context.WithCancel(context.Background())
 	if ls, ok := store.(LeaseStore); ok {
 		e.lease = ls
 	}
@@ -180,14 +232,39 @@ func (e *Engine) Store() Store { return e.store }
 // Config returns the engine's limits, defaults applied.
 func (e *Engine) Config() Config { return e.cfg }
 
+// storeFailed records that a store call failed in a way that may be an
+// outage.
+func (e *Engine) storeFailed() {
+	e.lastFailed.Store(int64(time.Since(e.epoch)))
+}
+
+// healthyFor is how long the store has answered every call this engine
+// made (counting from the engine's start).
+func (e *Engine) healthyFor() time.Duration {
+	return time.Since(e.epoch) - time.Duration(e.lastFailed.Load())
+}
+
 // maintain periodically deletes expired tasks and reaps lost work.
+//
+// Reaping is held back until the store has answered this engine without a
+// failure for a whole lease. A worker that is alive renews its lease
+// every third of it and retries failed renewals quickly, so after an
+// outage that long is enough for every live worker to have renewed: the
+// reaper then only ends tasks whose worker is really gone. Leases are
+// checked at least every third of a lease, so an outage long enough to
+// let leases lapse is always noticed here.
 func (e *Engine) maintain(ctx context.Context) {
 	defer close(e.bgDone)
 	if e.reapInterval < 0 {
 		return
 	}
-	t := time.NewTicker(e.reapInterval)
+	tick := e.reapInterval
+	if e.lease != nil {
+		tick = min(tick, max(e.leaseDuration/3, time.Millisecond))
+	}
+	t := time.NewTicker(tick)
 	defer t.Stop()
+	lastDelete := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -195,21 +272,40 @@ func (e *Engine) maintain(ctx context.Context) {
 		case <-t.C:
 		}
 		if e.lease != nil {
-			n, err := e.lease.ReapExpiredLeases(ctx)
-			switch {
-			case err != nil && ctx.Err() == nil:
-				e.log.Warn("reaping lost tasks failed", "err", err)
-			case n > 0:
-				e.log.Info("ended tasks whose worker was lost", "count", n)
-			}
+			e.reap(ctx)
 		}
+		if time.Since(lastDelete) < e.reapInterval-tick/2 {
+			continue
+		}
+		lastDelete = time.Now()
 		n, err := e.store.DeleteExpired(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
+			e.storeFailed()
 			e.log.Warn("deleting expired tasks failed", "err", err)
 		case n > 0:
 			e.log.Debug("deleted expired tasks", "count", n)
 		}
+	}
+}
+
+// reap ends the tasks whose lease lapsed, unless the store failed lately.
+func (e *Engine) reap(ctx context.Context) {
+	if h := e.healthyFor(); h < e.leaseDuration {
+		e.log.Debug("reaping lost tasks deferred: the store failed recently", "healthy_for", h)
+		return
+	}
+	// Bounded, so a call stuck on a frozen store ends as a failure (the
+	// ticks wait for it, so no reap runs before that failure is noted).
+	rctx, cancel := context.WithTimeout(ctx, min(e.attemptTimeout, max(e.leaseDuration/3, time.Second)))
+	defer cancel()
+	n, err := e.lease.ReapExpiredLeases(rctx)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		e.storeFailed()
+		e.log.Warn("reaping lost tasks failed", "err", err)
+	case n > 0:
+		e.log.Info("ended tasks whose worker was lost", "count", n)
 	}
 }
 
@@ -287,25 +383,45 @@ func (e *Engine) List(ctx context.Context, owner Owner, opts ListOptions) (Page,
 // Result blocks until the owner's task is terminal and returns it with its
 // outcome. It waits on the store's change signal, never by busy polling,
 // and ends with ctx's error when ctx is done first (the task keeps
-// running).
+// running). While the store is unreachable it keeps waiting, asking again
+// with backoff, so a requestor blocked on a result through a store outage
+// gets the result rather than an error.
 func (e *Engine) Result(ctx context.Context, owner Owner, id string) (Record, error) {
+	b := backoff{base: e.retryBase, max: max(e.retryBase, min(e.retryMax, e.cfg.PollInterval))}
+	warned := false
+	for {
+		rec, err := e.result(ctx, owner, id)
+		switch {
+		case err == nil:
+			e.log.Info("task result retrieved", "owner", owner, "task", id, "status", rec.Status)
+			return rec, nil
+		case ctx.Err() != nil:
+			return Record{}, err
+		case !Transient(err):
+			e.log.Warn("task result lookup failed", "owner", owner, "task", id, "err", err)
+			return Record{}, err
+		}
+		e.storeFailed()
+		if !warned {
+			e.log.Warn("task result lookup failed; waiting for the store", "owner", owner, "task", id, "err", err)
+			warned = true
+		}
+		if !sleepCtx(ctx, b.next()) {
+			return Record{}, err
+		}
+	}
+}
+
+// result waits once for the task to be terminal and reads its outcome.
+func (e *Engine) result(ctx context.Context, owner Owner, id string) (Record, error) {
 	rec, err := e.store.Get(ctx, owner, id)
 	for err == nil && !rec.Status.Terminal() {
 		rec, err = e.store.Wait(ctx, owner, id, rec.Version)
 	}
 	if err != nil {
-		if ctx.Err() == nil {
-			e.log.Warn("task result lookup failed", "owner", owner, "task", id, "err", err)
-		}
 		return Record{}, err
 	}
-	rec, err = e.store.Result(ctx, owner, id)
-	if err != nil {
-		e.log.Warn("task result lookup failed", "owner", owner, "task", id, "err", err)
-		return Record{}, err
-	}
-	e.log.Info("task result retrieved", "owner", owner, "task", id, "status", rec.Status)
-	return rec, nil
+	return e.store.Result(ctx, owner, id)
 }
 
 // Cancel moves the owner's task to cancelled and then cancels its work's
@@ -334,9 +450,15 @@ func (e *Engine) Cancel(ctx context.Context, owner Owner, id, message string) (R
 
 // Close stops the engine: it refuses new work, ends still-running tasks
 // as failed (their work's context is cancelled) and waits for their work
-// to return or ctx to end.
+// to return and for outcomes still being written to be recorded, or for
+// ctx to end. When ctx ends first, every write still being retried is
+// abandoned and logged at error level, naming the task and the outcome
+// that was not recorded; on a shared store the lease then lapses and
+// another instance ends the task as failed.
 func (e *Engine) Close(ctx context.Context) error {
 	e.closeMu.Do(func() { e.stopBg() })
+	stopAbandon := context.AfterFunc(ctx, e.abandon)
+	defer stopAbandon()
 	e.mu.Lock()
 	e.closed = true
 	runs := make([]*run, 0, len(e.runs))
@@ -344,14 +466,22 @@ func (e *Engine) Close(ctx context.Context) error {
 		runs = append(runs, r)
 	}
 	e.mu.Unlock()
+	var ending sync.WaitGroup
+	const msg = "the server shut down before the task finished"
 	for _, r := range runs {
-		r.finish(context.WithoutCancel(ctx), StatusFailed, "the server shut down before the task finished",
-			Outcome{Error: &RPCError{Code: CodeInternalError, Message: "the server shut down before the task finished"}})
+		if r.claim() {
+			ending.Add(1)
+			go func() {
+				defer ending.Done()
+				_, _ = r.record(e.hard, StatusFailed, msg, Outcome{Error: &RPCError{Code: CodeInternalError, Message: msg}})
+			}()
+		}
 		r.cancel(ErrEngineClosed)
 	}
 	done := make(chan struct{})
 	go func() {
 		e.wg.Wait()
+		ending.Wait()
 		<-e.bgDone
 		close(done)
 	}()
@@ -359,6 +489,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
+		e.abandon()
 		return fmt.Errorf("closing task engine: %w", ctx.Err())
 	}
 }

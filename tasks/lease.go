@@ -10,8 +10,15 @@ import (
 // runs; if the instance dies, the lease lapses and any instance's reaper
 // ends the task as failed, so it never stays working forever.
 //
-// The engine uses it when the Store implements it; single-process stores
-// (memory, SQLite) need not.
+// The engine uses it when the Store implements it. A store that outlives
+// its process on one node (SQLite) implements it too, so work a killed
+// process left running ends as failed; the memory store, whose tasks die
+// with the process, need not.
+//
+// The engine keeps renewing a task's lease while it retries recording the
+// task's outcome, and reaps only after the store has answered it without
+// failure for a whole lease, so a store outage never gets live work
+// reaped.
 type LeaseStore interface {
 	// RenewLease records that the task's work is alive until until. It
 	// fails with ErrNotFound for unknown tasks and is a no-op success on

@@ -51,9 +51,12 @@ type run struct {
 	input    InputFunc
 	done     chan struct{}
 
-	mu           sync.Mutex
-	current      Record
+	mu      sync.Mutex
+	current Record
+	// finished: the task is terminal (or gone) and nothing more will be
+	// written. ending: an outcome is being recorded; no other may start.
 	finished     bool
+	ending       bool
 	lastProgress float64
 	hasProgress  bool
 }
@@ -61,13 +64,25 @@ type run struct {
 // errEndedElsewhere cancels work whose task was ended by another instance.
 var errEndedElsewhere = errors.New("task ended elsewhere")
 
-// storeTimeout bounds the store calls made after the work's context is
-// gone (recording an outcome, cancelling).
-const storeTimeout = 30 * time.Second
+// errTTLEnded ends retries of a write for a task whose ttl has passed: the
+// task is gone, so there is nothing left to record.
+var errTTLEnded = errors.New("the task's ttl ended")
 
-func (r *run) bg() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(r.ctx), storeTimeout)
+// abandonedError is what a retried store write returns when it gives up
+// while the store still fails: Cause says why it stopped (the engine was
+// closed, the caller gave up, the ttl ended), Last is the store's last
+// error.
+type abandonedError struct {
+	What  string
+	Cause error
+	Last  error
 }
+
+func (e *abandonedError) Error() string {
+	return fmt.Sprintf("%s not recorded (%v): %v", e.What, e.Cause, e.Last)
+}
+
+func (e *abandonedError) Unwrap() []error { return []error{e.Cause, e.Last} }
 
 // execute runs the work and records its outcome.
 func (r *run) execute(work Work) {
@@ -81,14 +96,9 @@ func (r *run) execute(work Work) {
 		return
 	}
 	if err != nil {
-		err = r.fail(err)
+		_ = r.fail(err)
 	} else {
-		err = r.complete(res)
-	}
-	// A task ended elsewhere (cancelled, reaped) or expired meanwhile is
-	// no failure of ours.
-	if err != nil && !errors.Is(err, ErrTaskFinished) && !errors.Is(err, ErrInvalidTransition) && !errors.Is(err, ErrNotFound) {
-		r.e.log.Error("recording task outcome failed", "owner", r.owner, "task", r.id, "err", err)
+		_ = r.complete(res)
 	}
 }
 
@@ -101,31 +111,128 @@ func safeRun(work Work, tc TaskContext) (res json.RawMessage, err error) {
 	return work(tc)
 }
 
+// isFinished reports whether the task has, or is getting, its outcome.
 func (r *run) isFinished() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.finished || r.ending
+}
+
+// isTerminal reports whether the task is known to be terminal or gone.
+func (r *run) isTerminal() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.finished
 }
 
-// finish ends the task with an outcome unless it already ended.
-func (r *run) finish(ctx context.Context, status Status, message string, o Outcome) (Record, error) {
+// expired reports whether the task's ttl has passed.
+func (r *run) expired() bool {
+	r.mu.Lock()
+	exp := r.current.ExpiresAt
+	r.mu.Unlock()
+	return !exp.IsZero() && !r.e.cfg.Now().Before(exp)
+}
+
+// bound returns ctx, also cancelled when the engine abandons its writes.
+func (r *run) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(r.e.hard, func() { cancel(ErrEngineClosed) })
+	return ctx, func() { stop(); cancel(nil) }
+}
+
+// retry calls fn until it succeeds, fails with an error that is not
+// Transient, ctx ends, or the task's ttl passes, pausing with backoff
+// between attempts. Each attempt gets at most the attempt timeout. It
+// returns nil, fn's final error, or an *abandonedError.
+func (r *run) retry(ctx context.Context, what string, fn func(context.Context) error) error {
+	e := r.e
+	b := backoff{base: e.retryBase, max: e.retryMax}
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, e.attemptTimeout)
+		err := fn(actx)
+		cancel()
+		switch {
+		case err == nil:
+			if attempt > 1 {
+				e.log.Info("store write succeeded after retrying", "what", what, "owner", r.owner, "task", r.id, "attempts", attempt)
+			}
+			return nil
+		case ctx.Err() != nil:
+			return &abandonedError{What: what, Cause: context.Cause(ctx), Last: err}
+		case !Transient(err):
+			return err
+		}
+		e.storeFailed()
+		if r.expired() {
+			return &abandonedError{What: what, Cause: errTTLEnded, Last: err}
+		}
+		if attempt == 1 || attempt%10 == 0 {
+			e.log.Warn("store write failed; retrying", "what", what, "owner", r.owner, "task", r.id, "attempt", attempt, "err", err)
+		}
+		if !sleepCtx(ctx, b.next()) {
+			return &abandonedError{What: what, Cause: context.Cause(ctx), Last: err}
+		}
+	}
+}
+
+// claim reserves the right to record the task's outcome: false when the
+// task already ended or another outcome is being recorded.
+func (r *run) claim() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.finished {
-		return Record{}, &Error{Op: "complete", TaskID: r.id, Status: r.current.Status, Err: ErrTaskFinished}
+	if r.finished || r.ending {
+		return false
 	}
-	rec, err := r.e.store.Complete(ctx, r.owner, r.id, status, message, o)
-	if err != nil {
-		if errors.Is(err, ErrInvalidTransition) || errors.Is(err, ErrNotFound) {
-			r.finished = true
-		}
-		return Record{}, err
+	r.ending = true
+	return true
+}
+
+// finish ends the task with an outcome unless it already ended, retrying
+// while the store fails (see record).
+func (r *run) finish(status Status, message string, o Outcome) (Record, error) {
+	if !r.claim() {
+		r.mu.Lock()
+		st := r.current.Status
+		r.mu.Unlock()
+		return Record{}, &Error{Op: "complete", TaskID: r.id, Status: st, Err: ErrTaskFinished}
 	}
+	return r.record(r.e.hard, status, message, o)
+}
+
+// record writes the outcome claimed with claim. While the store fails it
+// tries again, with backoff, until the write succeeds, the task turns out
+// to be terminal or gone (someone else ended it, or an earlier attempt
+// whose answer was lost already wrote it), the task's ttl passes, or ctx
+// ends (the engine is closed and gave up). Meanwhile the lease is still
+// renewed, so no reaper takes the task for lost.
+func (r *run) record(ctx context.Context, status Status, message string, o Outcome) (Record, error) {
+	var rec Record
+	err := r.retry(ctx, "task outcome", func(actx context.Context) error {
+		var err error
+		rec, err = r.e.store.Complete(actx, r.owner, r.id, status, message, o)
+		return err
+	})
+	r.mu.Lock()
 	r.finished = true
-	r.current = rec
-	r.e.log.Info("task finished", "owner", r.owner, "task", r.id, "status", rec.Status)
-	r.e.notify(rec)
-	return rec, nil
+	if err == nil {
+		r.current = rec
+	}
+	r.mu.Unlock()
+	var ab *abandonedError
+	switch {
+	case err == nil:
+		r.e.log.Info("task finished", "owner", r.owner, "task", r.id, "status", rec.Status)
+		r.e.notify(rec)
+	case errors.Is(err, ErrInvalidTransition), errors.Is(err, ErrNotFound):
+		// Ended elsewhere (cancelled, reaped, an earlier attempt) or gone.
+		r.e.log.Debug("task outcome not written: the task already ended or is gone", "owner", r.owner, "task", r.id, "err", err)
+	case errors.As(err, &ab):
+		r.e.log.Error("task outcome NOT recorded", "owner", r.owner, "task", r.id, "status", status,
+			"message", message, "reason", ab.Cause, "err", ab.Last)
+	default:
+		r.e.log.Error("task outcome refused by the store", "owner", r.owner, "task", r.id, "status", status, "err", err)
+	}
+	return rec, err
 }
 
 func (r *run) complete(result json.RawMessage) error {
@@ -141,9 +248,7 @@ func (r *run) complete(result json.RawMessage) error {
 			}
 		}
 	}
-	ctx, cancel := r.bg()
-	defer cancel()
-	_, err := r.finish(ctx, status, msg, Outcome{Result: append(json.RawMessage(nil), result...)})
+	_, err := r.finish(status, msg, Outcome{Result: append(json.RawMessage(nil), result...)})
 	return err
 }
 
@@ -159,9 +264,7 @@ func (r *run) fail(err error) error {
 	} else {
 		o.Error = &RPCError{Code: CodeInternalError, Message: err.Error()}
 	}
-	ctx, cancel := r.bg()
-	defer cancel()
-	_, ferr := r.finish(ctx, StatusFailed, o.Error.Message, o)
+	_, ferr := r.finish(StatusFailed, o.Error.Message, o)
 	return ferr
 }
 
@@ -183,29 +286,55 @@ func (r *run) cancelTask(ctx context.Context, message string) (Record, error) {
 	return rec, nil
 }
 
-func (r *run) renewLease() {
-	ctx, cancel := r.bg()
+// renewLease extends the lease once; each attempt is bounded by a third of
+// the lease, so a hung call never outlives the lease it is renewing.
+func (r *run) renewLease() error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), min(r.e.attemptTimeout, max(r.e.leaseDuration/3, 10*time.Millisecond)))
 	defer cancel()
 	until := r.e.cfg.Now().Add(r.e.leaseDuration)
-	if err := r.e.lease.RenewLease(ctx, r.owner, r.id, until); err != nil && r.ctx.Err() == nil {
-		r.e.log.Warn("renewing task lease failed", "owner", r.owner, "task", r.id, "err", err)
+	err := r.e.lease.RenewLease(ctx, r.owner, r.id, until)
+	if err != nil && Transient(err) {
+		r.e.storeFailed()
 	}
+	return err
 }
 
 // keepLease renews the lease every third of its duration while the work
-// runs.
+// runs and while its outcome is being recorded. A renewal that fails
+// because of the store is tried again after a short backoff (at most a
+// sixth of the lease), not a full period later, so a store outage shorter
+// than about two thirds of a lease never lets the lease lapse, and after a
+// longer one the lease is renewed moments after the store is back.
 func (r *run) keepLease() {
-	t := time.NewTicker(max(r.e.leaseDuration/3, time.Millisecond))
+	period := max(r.e.leaseDuration/3, time.Millisecond)
+	b := backoff{base: min(r.e.retryBase, period), max: max(min(r.e.retryMax, r.e.leaseDuration/6), time.Millisecond)}
+	t := time.NewTimer(period)
 	defer t.Stop()
+	failing := false
 	for {
 		select {
 		case <-r.done:
 			return
 		case <-t.C:
-			if r.isFinished() {
-				return
+		}
+		if r.isTerminal() {
+			return
+		}
+		err := r.renewLease()
+		switch {
+		case err != nil && Transient(err):
+			if !failing {
+				r.e.log.Warn("renewing task lease failed; retrying", "owner", r.owner, "task", r.id, "err", err)
 			}
-			r.renewLease()
+			failing = true
+			t.Reset(b.next())
+		default:
+			if failing && err == nil {
+				r.e.log.Info("task lease renewed again after failures", "owner", r.owner, "task", r.id)
+			}
+			failing = false
+			b.reset()
+			t.Reset(period)
 		}
 	}
 }
@@ -229,6 +358,9 @@ func (r *run) watch() {
 				r.cancel(errEndedElsewhere)
 				return
 			}
+			if Transient(err) {
+				r.e.storeFailed()
+			}
 			select {
 			case <-r.ctx.Done():
 				return
@@ -239,7 +371,7 @@ func (r *run) watch() {
 		v = rec.Version
 		if rec.Status.Terminal() {
 			r.mu.Lock()
-			mine := r.finished
+			mine := r.finished || r.ending
 			r.finished = true
 			r.current = rec
 			r.mu.Unlock()
@@ -282,16 +414,30 @@ func (t *taskContext) TaskID() string { return t.r.id }
 func (t *taskContext) Owner() Owner   { return t.r.owner }
 
 func (t *taskContext) Variables() (map[string]json.RawMessage, error) {
-	rec, err := t.r.e.store.Get(t.storeCtx(), t.r.owner, t.r.id)
+	ctx, cancel := t.r.bound(t.storeCtx())
+	defer cancel()
+	var rec Record
+	err := t.r.retry(ctx, "task variables read", func(actx context.Context) error {
+		var err error
+		rec, err = t.r.e.store.Get(actx, t.r.owner, t.r.id)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	return rec.Variables, nil
 }
 
+// SetVariables retries while the store fails, for as long as the work's
+// context lives (or, once it is cancelled, until the engine gives up on
+// its writes), so a short outage does not lose what the work saved.
 func (t *taskContext) SetVariables(patch map[string]json.RawMessage) error {
-	_, err := t.r.e.store.SetVariables(t.storeCtx(), t.r.owner, t.r.id, patch)
-	return err
+	ctx, cancel := t.r.bound(t.storeCtx())
+	defer cancel()
+	return t.r.retry(ctx, "task variables", func(actx context.Context) error {
+		_, err := t.r.e.store.SetVariables(actx, t.r.owner, t.r.id, patch)
+		return err
+	})
 }
 
 // storeCtx is the work's context unless it is already cancelled, so a
@@ -307,7 +453,7 @@ func (t *taskContext) Progress(p Progress) error {
 	r := t.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.finished {
+	if r.finished || r.ending {
 		return &Error{Op: "progress", TaskID: r.id, Status: r.current.Status, Err: ErrTaskFinished}
 	}
 	if r.hasProgress && p.Progress <= r.lastProgress {
@@ -325,35 +471,60 @@ func (t *taskContext) RequireInput(ctx context.Context, req InputRequest) (json.
 	if r.input == nil {
 		return nil, ErrNoInputChannel
 	}
-	r.mu.Lock()
-	if r.finished {
+	if r.isFinished() {
+		r.mu.Lock()
+		st := r.current.Status
 		r.mu.Unlock()
-		return nil, &Error{Op: "require input", TaskID: r.id, Status: r.current.Status, Err: ErrTaskFinished}
+		return nil, &Error{Op: "require input", TaskID: r.id, Status: st, Err: ErrTaskFinished}
 	}
-	rec, err := r.e.store.Transition(ctx, r.owner, r.id, StatusInputRequired, "waiting for input from the requestor")
-	if err != nil {
-		r.mu.Unlock()
-		return nil, err
-	}
-	r.current = rec
-	r.e.notify(rec)
-	r.mu.Unlock()
-
+	// Into input_required: retried while the store fails, until ctx or the
+	// work's context ends.
 	ictx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	unhook := context.AfterFunc(r.ctx, func() { stop(context.Cause(r.ctx)) })
 	defer unhook()
+	var rec Record
+	err := r.retry(ictx, "status input_required", func(actx context.Context) error {
+		var err error
+		rec, err = r.e.store.Transition(actx, r.owner, r.id, StatusInputRequired, "waiting for input from the requestor")
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	if r.finished || r.ending {
+		r.mu.Unlock()
+		return nil, &Error{Op: "require input", TaskID: r.id, Status: r.current.Status, Err: ErrTaskFinished}
+	}
+	r.current = rec
+	r.mu.Unlock()
+	r.e.notify(rec)
+
 	answer, ierr := r.input(ictx, rec, req)
 
+	// Back to working, even when the work's context is gone, so the task
+	// never stays input_required with nobody asking; retried until the
+	// store answers, the task ends, or the engine gives up.
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.finished && r.current.Status == StatusInputRequired {
-		bctx, cancel := r.bg()
+	back := !r.finished && !r.ending && r.current.Status == StatusInputRequired
+	r.mu.Unlock()
+	if back {
+		bctx, cancel := r.bound(context.WithoutCancel(r.ctx))
 		defer cancel()
-		back, err := r.e.store.Transition(bctx, r.owner, r.id, StatusWorking, "")
+		var rec Record
+		err := r.retry(bctx, "status working", func(actx context.Context) error {
+			var err error
+			rec, err = r.e.store.Transition(actx, r.owner, r.id, StatusWorking, "")
+			return err
+		})
 		if err == nil {
-			r.current = back
-			r.e.notify(back)
+			r.mu.Lock()
+			if !r.finished {
+				r.current = rec
+			}
+			r.mu.Unlock()
+			r.e.notify(rec)
 		} else if ierr == nil {
 			ierr = err
 		}

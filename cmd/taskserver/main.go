@@ -68,7 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.defaultTTL, "default-ttl", tasks.DefaultDefaultTTL, "ttl of tasks whose requestor asks for none (-1ns: unlimited)")
 	fs.DurationVar(&o.maxTTL, "max-ttl", tasks.DefaultMaxTTL, "largest ttl granted; larger requests are clamped (-1ns: no maximum)")
 	fs.DurationVar(&o.poll, "poll-interval", tasks.DefaultPollInterval, "pollInterval suggested to requestors")
-	fs.DurationVar(&o.leaseDuration, "lease", tasks.DefaultLeaseDuration, "work lease on shared stores; a lost instance's tasks fail after it lapses")
+	fs.DurationVar(&o.leaseDuration, "lease", tasks.DefaultLeaseDuration, "work lease (shared stores and SQLite); a lost instance's tasks fail after it lapses")
 	fs.DurationVar(&o.reapInterval, "reap-interval", 10*time.Second, "how often expired tasks and lapsed leases are cleaned up")
 	fs.Int64Var(&o.maxBody, "max-body", server.DefaultMaxBodyBytes, "largest accepted message, in bytes")
 	fs.StringVar(&o.origins, "allow-origin", "", "comma-separated extra Origin values to accept (loopback origins always are)")

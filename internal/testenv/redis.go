@@ -209,6 +209,7 @@ func (s *RedisServer) Stop() {
 	if s.cmd == nil {
 		return
 	}
+	_ = thaw(s.cmd.Process) // a paused server could not act on the signal
 	_ = s.cmd.Process.Signal(os.Interrupt)
 	select {
 	case <-s.done:
@@ -273,4 +274,25 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// Pause freezes the server (SIGSTOP): connections stay open and commands
+// hang unanswered, as with an unreachable host. Its data stays in memory.
+func (s *RedisServer) Pause() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return errors.New("redis-server is not running")
+	}
+	return freeze(s.cmd.Process)
+}
+
+// Resume lets a paused server run again (SIGCONT).
+func (s *RedisServer) Resume() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return errors.New("redis-server is not running")
+	}
+	return thaw(s.cmd.Process)
 }

@@ -39,7 +39,7 @@ import (
 )
 
 // ErrClosed is returned by every method of a Store after Close.
-var ErrClosed = errors.New("dynamodb store is closed")
+var ErrClosed = fmt.Errorf("dynamodb: %w", tasks.ErrStoreClosed)
 
 // MaxVariablesBytes is the largest variables size the store accepts: one
 // DynamoDB item holds at most 400 KB, and the task's other attributes and

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"sync"
 	"time"
@@ -18,7 +19,7 @@ import (
 )
 
 // ErrClosed is returned by every method of a Store after Close.
-var ErrClosed = errors.New("memory store is closed")
+var ErrClosed = fmt.Errorf("memory: %w", tasks.ErrStoreClosed)
 
 // Store is the in-memory tasks.Store. The zero value is not usable; call New.
 type Store struct {

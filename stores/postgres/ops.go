@@ -139,8 +139,9 @@ func (s *Store) conditional(ctx context.Context, op string, owner tasks.Owner, i
 			break
 		}
 	}
-	return tasks.Record{}, &tasks.Error{Op: op, TaskID: id, Err: tasks.ErrInvalidTransition,
-		Detail: "the task kept changing; try again"}
+	// Contention, not a refusal: like every other store, report an error
+	// that is not ErrInvalidTransition, so a caller may try again.
+	return tasks.Record{}, &tasks.Error{Op: op, TaskID: id, Err: errors.New("postgres: the task kept changing; try again")}
 }
 
 // Transition moves a task between working and input_required with one

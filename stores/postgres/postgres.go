@@ -33,7 +33,7 @@ import (
 )
 
 // ErrClosed is returned by every method of a Store after Close.
-var ErrClosed = errors.New("postgres store is closed")
+var ErrClosed = fmt.Errorf("postgres: %w", tasks.ErrStoreClosed)
 
 // Store is the PostgreSQL tasks.Store. Create it with Open.
 type Store struct {

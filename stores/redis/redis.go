@@ -168,6 +168,10 @@ func engineErr(op, id string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
+	if errors.Is(err, goredis.ErrClosed) {
+		// This Store's client was closed: final, unlike a lost connection.
+		return &tasks.Error{Op: op, TaskID: id, Err: fmt.Errorf("redis: %w: %w", tasks.ErrStoreClosed, err)}
+	}
 	return &tasks.Error{Op: op, TaskID: id, Err: fmt.Errorf("redis: %w", err)}
 }
 

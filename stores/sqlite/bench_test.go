@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/stores/internal/storetest"
@@ -124,5 +125,31 @@ func BenchmarkList(b *testing.B) {
 		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) {
 			storetest.ForEachG(b, func(b *testing.B, g int) { storetest.BenchList(b, seed(b, n), g) })
 		})
+	}
+}
+
+// BenchmarkRenewLease is what the engine adds per running task every
+// third of a lease (and once per Start): one lease renewal among 100 000
+// tasks.
+func BenchmarkRenewLease(b *testing.B) {
+	s := seed(b, 100_000)
+	st := s.Store.(*Store)
+	ctx := context.Background()
+	var live []string
+	for _, r := range s.Records {
+		if !r.Status.Terminal() {
+			live = append(live, r.ID)
+		}
+	}
+	if len(live) == 0 {
+		b.Fatal("no running task among the seeded ones")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		id := live[(i*7919)%len(live)]
+		if err := st.RenewLease(ctx, s.Owner, id, benchCfg.Now().Add(time.Minute)); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -1,6 +1,12 @@
 // Package sqlite is the embedded durable tasks.Store for a single node: one
 // SQLite file in WAL mode, through the pure-Go modernc.org/sqlite driver.
 //
+// It also implements tasks.LeaseStore, so tasks left running by a process
+// that died (kill -9, power loss) end as failed: at the next Open if their
+// lease has lapsed, otherwise by any engine's reaper once it does. Several
+// processes may share one file; each renews the leases of its own work, so
+// none of them ever fails another live process's tasks.
+//
 // Every status change is one conditional UPDATE … RETURNING, so of several
 // racing attempts exactly one matches the row. Writes go through a single
 // connection (SQLite allows one writer at a time anyway; queuing in Go is
@@ -29,7 +35,7 @@ import (
 )
 
 // ErrClosed is returned by every method of a Store after Close.
-var ErrClosed = errors.New("sqlite store is closed")
+var ErrClosed = fmt.Errorf("sqlite: %w", tasks.ErrStoreClosed)
 
 // Store is the SQLite tasks.Store. Create it with Open.
 type Store struct {
@@ -41,6 +47,8 @@ type Store struct {
 	closed atomic.Bool
 	done   chan struct{}
 	once   sync.Once
+
+	recovered int
 }
 
 var _ tasks.Store = (*Store)(nil)
@@ -90,15 +98,30 @@ func Open(ctx context.Context, path string, cfg tasks.Config) (*Store, error) {
 		reader.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	return &Store{
+	s := &Store{
 		cfg:    cfg.WithDefaults(),
 		path:   path,
 		writer: writer,
 		reader: reader,
 		notify: notifier{waiters: make(map[string]*waiter)},
 		done:   make(chan struct{}),
-	}, nil
+	}
+	// Crash recovery: tasks whose process died and whose lease has
+	// already lapsed end now; those whose lease is still running are
+	// ended by the engine's reaper once it lapses. A live process keeps
+	// renewing its leases, so its tasks are never touched.
+	n, err := s.reap(ctx, "recover at open")
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	s.recovered = n
+	return s, nil
 }
+
+// Recovered returns how many tasks Open ended as failed because the
+// process running them had died (its lease had lapsed).
+func (s *Store) Recovered() int { return s.recovered }
 
 // Path returns the database file the store uses.
 func (s *Store) Path() string { return s.path }
