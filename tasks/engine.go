@@ -322,7 +322,13 @@ func (e *Engine) Start(ctx context.Context, owner Owner, p CreateParams, work Wo
 	}
 	rec, err := e.store.Create(ctx, owner, p)
 	if err != nil {
-		e.log.Warn("task creation refused", "owner", owner, "method", p.Method, "err", err)
+		// A requestor at its cap is routine and can come in floods: the
+		// transport samples those refusals; store failures stay loud.
+		level := slog.LevelWarn
+		if errors.Is(err, ErrLimit) {
+			level = slog.LevelDebug
+		}
+		e.log.Log(ctx, level, "task creation refused", "owner", owner, "method", p.Method, "err", err)
 		return Record{}, err
 	}
 	e.log.Info("task created", "owner", owner, "task", rec.ID, "method", rec.Method)
