@@ -78,11 +78,11 @@ func FuzzDecodeDispatch(f *testing.F) {
 		case kindNotification:
 			srv.onNotification(sess, msg)
 		case kindResponse:
-			_ = srv.onResponse(sess.owner, msg)
+			_ = srv.core.Respond(sess.owner, msg.ID, msg.Result, msg.Error)
 		case kindRequest:
 			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 			defer cancel()
-			resp := srv.dispatch(&call{ctx: ctx, sess: sess, owner: sess.owner, id: msg.ID, method: msg.Method, params: msg.Params, out: discardSender{}})
+			resp := srv.dispatch(&call{ctx: ctx, sess: sess, id: msg.ID, method: msg.Method, params: msg.Params, out: discardSender{}})
 			if resp == nil {
 				t.Fatalf("no response to %s", data)
 			}

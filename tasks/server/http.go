@@ -203,14 +203,14 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		s.onNotification(sess, msg)
 		w.WriteHeader(http.StatusAccepted)
 	case kindResponse:
-		if err := s.onResponse(sess.owner, msg); err != nil {
+		if err := s.core.Respond(sess.owner, msg.ID, msg.Result, msg.Error); err != nil {
 			httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest, "response id "+string(msg.ID)+" answers no pending server request"))
 			return
 		}
 		w.WriteHeader(http.StatusAccepted)
 	case kindRequest:
 		out := &httpOut{w: w, sess: sess, allowSSE: acceptsSSE(r)}
-		c := &call{ctx: r.Context(), sess: sess, owner: sess.owner, id: msg.ID, method: msg.Method, params: msg.Params, out: out}
+		c := &call{ctx: r.Context(), sess: sess, id: msg.ID, method: msg.Method, params: msg.Params, out: out}
 		out.finish(s.dispatch(c))
 	}
 }
@@ -224,7 +224,7 @@ func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *en
 		return
 	}
 	sess.owner = owner
-	c := &call{ctx: r.Context(), sess: sess, owner: owner, id: msg.ID, method: msg.Method, params: msg.Params, out: noStream{}}
+	c := &call{ctx: r.Context(), sess: sess, id: msg.ID, method: msg.Method, params: msg.Params, out: noStream{}}
 	resp := s.dispatch(c)
 	if sess.protocolVersion() != "" {
 		if le := s.admitSession(sess); le != nil {
@@ -463,7 +463,7 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 	if flush(w) != nil {
 		return
 	}
-	tick := time.NewTicker(s.keepAlive)
+	tick := time.NewTicker(s.keepAliveEvery)
 	defer tick.Stop()
 	for {
 		select {

@@ -2,8 +2,6 @@ package server
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -228,61 +226,4 @@ func appendID(buf []byte, id json.RawMessage) []byte {
 		return append(buf, b...)
 	}
 	return append(buf, id...)
-}
-
-// encodeRequest builds a server-to-client request or notification (id nil).
-func encodeRequest(id string, method string, params any) ([]byte, error) {
-	p, err := json.Marshal(params)
-	if err != nil {
-		return nil, err
-	}
-	buf := []byte(`{"jsonrpc":"2.0",`)
-	if id != "" {
-		idb, _ := json.Marshal(id)
-		buf = append(buf, `"id":`...)
-		buf = append(buf, idb...)
-		buf = append(buf, ',')
-	}
-	mb, _ := json.Marshal(method)
-	buf = append(buf, `"method":`...)
-	buf = append(buf, mb...)
-	buf = append(buf, `,"params":`...)
-	buf = append(buf, p...)
-	return append(buf, '}'), nil
-}
-
-// toRPCError maps an error from a handler, the engine or a store to the
-// JSON-RPC error sent on the wire.
-func toRPCError(err error) *tasks.RPCError {
-	var rpc *tasks.RPCError
-	if errors.As(err, &rpc) {
-		return rpc
-	}
-	var pe *paramError
-	if errors.As(err, &pe) {
-		return rpcErr(tasks.CodeInvalidParams, pe.Error())
-	}
-	code := tasks.RPCCode(err)
-	msg := err.Error()
-	if code == tasks.CodeInternalError && !errors.Is(err, tasks.ErrLimit) {
-		msg = "internal error: " + msg
-	}
-	return rpcErr(code, msg)
-}
-
-// internalRef is a short random reference that ties an internal error
-// answer to its log line.
-func internalRef() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// paramError is a -32602 with a message that names the offending field.
-type paramError struct{ msg string }
-
-func (e *paramError) Error() string { return "invalid params: " + e.msg }
-
-func badParam(format string, args ...any) error {
-	return &paramError{msg: fmt.Sprintf(format, args...)}
 }

@@ -27,7 +27,7 @@ func TestLongResultWaitKeepsStreamAlive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.keepAlive = 30 * time.Millisecond
+	srv.keepAliveEvery = 30 * time.Millisecond
 	ln, err := Listen(srv, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

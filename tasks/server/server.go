@@ -14,30 +14,27 @@ package server
 import (
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
 )
 
 // ProtocolVersion is the MCP revision this server implements and prefers.
-const ProtocolVersion = "2025-11-25"
+const ProtocolVersion = protocol.ProtocolVersion
 
 // supportedVersions are the revisions accepted in initialize and in the
-// MCP-Protocol-Version header, newest first. Older revisions have no tasks;
-// they are accepted so plain clients can still call tools.
-var supportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+// MCP-Protocol-Version header, newest first.
+var supportedVersions = protocol.SupportedVersions()
+
+func supportedVersion(v string) bool { return protocol.SupportedVersion(v) }
 
 // DefaultMaxBodyBytes is the default limit on one HTTP request body or one
 // stdio line.
 const DefaultMaxBodyBytes = 4 << 20
 
 // Implementation names this server in the initialize result.
-type Implementation struct {
-	Name    string
-	Version string
-}
+type Implementation = protocol.Implementation
 
 // Option configures a Server.
 type Option func(*Server)
@@ -110,7 +107,9 @@ func WithBodyTimeout(d time.Duration) Option {
 }
 
 // WithImplementation sets the serverInfo sent in the initialize result.
-func WithImplementation(info Implementation) Option { return func(s *Server) { s.info = info } }
+func WithImplementation(info Implementation) Option {
+	return func(s *Server) { s.coreOpts = append(s.coreOpts, protocol.WithImplementation(info)) }
+}
 
 // WithTools registers tools (see Registry.Add).
 func WithTools(tools ...Tool) Option {
@@ -131,6 +130,8 @@ func WithFixtures() Option { return WithTools(Fixtures()...) }
 // path) and stdio through ServeStdio. It is safe for concurrent use.
 type Server struct {
 	engine         *tasks.Engine
+	core           *protocol.Core
+	coreOpts       []protocol.Option
 	tools          *Registry
 	log            *slog.Logger
 	verifier       TokenVerifier
@@ -138,31 +139,19 @@ type Server struct {
 	anonSet        bool
 	origins        []string
 	maxBody        int64
-	info           Implementation
 	setupErr       error
 	idleTimeout    time.Duration
-	keepAlive      time.Duration
+	keepAliveEvery time.Duration
 	maxSessions    int
 	maxPerIdentity int
 	bodyTimeout    time.Duration
-	maxActive      int
-	active         activeSlots
-	retained       retainedTasks
-	refusals       atomic.Int64 // limit refusals, for log sampling
 	waiting        identSlots
 
 	mu           sync.RWMutex
 	sessions     map[string]*session
-	byOwner      map[tasks.Owner][]*session // sessions by owner, for notifications
-	perIdentity  map[string]int             // open HTTP sessions by identityKey
+	perIdentity  map[string]int // open HTTP sessions by identityKey
 	httpSessions int
 	sweepTimer   *time.Timer // idle-session sweep; nil while no HTTP session exists
-
-	streamSeq atomic.Uint64
-
-	pmu     sync.Mutex
-	pending map[string]*pendingRequest // server-to-client requests by id
-	inboxes map[string]*inbox          // task id -> input requests waiting for a tasks/result stream
 }
 
 // New returns a server running tools as tasks on engine. It returns an
@@ -174,23 +163,13 @@ func New(engine *tasks.Engine, opts ...Option) (*Server, error) {
 		log:            slog.Default(),
 		maxBody:        DefaultMaxBodyBytes,
 		idleTimeout:    DefaultSessionIdleTimeout,
-		keepAlive:      defaultKeepAlive,
+		keepAliveEvery: defaultKeepAlive,
 		maxSessions:    DefaultMaxSessions,
 		maxPerIdentity: DefaultMaxSessionsPerIdentity,
 		bodyTimeout:    DefaultBodyTimeout,
-		maxActive:      DefaultMaxActiveTasks,
-		retained: retainedTasks{
-			perOwner: DefaultMaxRetainedTasksPerOwner,
-			total:    DefaultMaxRetainedTasks,
-			owners:   make(map[tasks.Owner]int),
-		},
-		waiting:     identSlots{max: DefaultMaxWaitingPerIdentity, n: make(map[string]int)},
-		info:        Implementation{Name: "mcptasks-reference", Version: "0.1.0"},
-		sessions:    make(map[string]*session),
-		byOwner:     make(map[tasks.Owner][]*session),
-		perIdentity: make(map[string]int),
-		pending:     make(map[string]*pendingRequest),
-		inboxes:     make(map[string]*inbox),
+		waiting:        identSlots{max: DefaultMaxWaitingPerIdentity, n: make(map[string]int)},
+		sessions:       make(map[string]*session),
+		perIdentity:    make(map[string]int),
 	}
 	for _, o := range opts {
 		o(s)
@@ -201,7 +180,11 @@ func New(engine *tasks.Engine, opts ...Option) (*Server, error) {
 	if !s.anonSet {
 		s.allowAnonymous = engine.Config().AllowAnonymous
 	}
-	engine.Observe(s.onStatus)
+	core, err := protocol.New(engine, append([]protocol.Option{protocol.WithLogger(s.log), protocol.WithRegistry(s.tools)}, s.coreOpts...)...)
+	if err != nil {
+		return nil, err
+	}
+	s.core = core
 	return s, nil
 }
 
@@ -212,15 +195,5 @@ func (s *Server) Engine() *tasks.Engine { return s.engine }
 // server takes traffic.
 func (s *Server) Tools() *Registry { return s.tools }
 
-// progressFor returns the ProgressFunc that sends a task's progress to the
-// session that created it under token.
-func (s *Server) progressFor(sess *session, token schema.ProgressToken) tasks.ProgressFunc {
-	return func(rec tasks.Record, p tasks.Progress) {
-		params := progressParams(token, p, rec.ID)
-		msg, err := encodeRequest("", "notifications/progress", params)
-		if err != nil {
-			return
-		}
-		sess.push(msg)
-	}
-}
+// Core returns the transport-neutral protocol core the server runs on.
+func (s *Server) Core() *protocol.Core { return s.core }

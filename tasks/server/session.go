@@ -55,6 +55,30 @@ type session struct {
 	inflight  map[string]context.CancelCauseFunc
 }
 
+// SessionID identifies the session (protocol.Session).
+func (s *session) SessionID() string { return s.id }
+
+// Owner is the requestor owning the session's tasks (protocol.Session).
+func (s *session) Owner() tasks.Owner { return s.owner }
+
+// Notify queues msg for the standalone stream (protocol.Session).
+func (s *session) Notify(msg []byte) { s.push(msg) }
+
+// ElicitForm reports whether the client declared form-mode elicitation
+// (protocol.Session).
+func (s *session) ElicitForm() bool { return s.elicitForm.Load() }
+
+// Listening reports whether the standalone stream is open: the GET stream
+// on HTTP, always on stdio (protocol.Session).
+func (s *session) Listening() bool {
+	if s.pinned {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.getCancel != nil
+}
+
 // touch records activity on the session.
 func (s *session) touch() { s.lastSeen.Store(time.Now().UnixNano()) }
 

@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"slices"
 	"time"
-
-	"github.com/mcptasks/mcptasks/tasks"
 )
 
 // Session limits applied when no option sets them.
@@ -99,7 +96,7 @@ func (s *Server) addSession(sess *session) {
 
 func (s *Server) insertLocked(sess *session) {
 	s.sessions[sess.id] = sess
-	s.byOwner[sess.owner] = append(s.byOwner[sess.owner], sess)
+	s.core.AddSession(sess)
 	if s.sweepTimer == nil && !sess.pinned {
 		s.sweepTimer = time.AfterFunc(s.sweepEvery(), s.sweepIdle)
 	}
@@ -111,17 +108,7 @@ func (s *Server) removeLocked(sess *session) bool {
 		return false
 	}
 	delete(s.sessions, sess.id)
-	list := s.byOwner[sess.owner]
-	if i := slices.Index(list, sess); i >= 0 {
-		list[i] = list[len(list)-1]
-		list[len(list)-1] = nil
-		list = list[:len(list)-1]
-	}
-	if len(list) == 0 {
-		delete(s.byOwner, sess.owner)
-	} else {
-		s.byOwner[sess.owner] = list
-	}
+	s.core.RemoveSession(sess)
 	if sess.capped {
 		sess.capped = false
 		s.httpSessions--
@@ -218,30 +205,5 @@ func (s *Server) sweepIdle() {
 	}
 	if len(idle) > 0 {
 		s.log.Debug("idle sessions forgotten", "count", len(idle))
-	}
-}
-
-// onStatus sends notifications/tasks/status for a status change to every
-// session of the task's owner; the owner index keeps this independent of
-// how many other sessions are open.
-func (s *Server) onStatus(rec tasks.Record) {
-	if rec.Version <= 1 && rec.Status == tasks.StatusWorking {
-		return // creation, not a change
-	}
-	s.mu.RLock()
-	list := s.byOwner[rec.Owner]
-	if len(list) == 0 {
-		s.mu.RUnlock()
-		return
-	}
-	targets := slices.Clone(list)
-	s.mu.RUnlock()
-	msg, err := encodeRequest("", "notifications/tasks/status", tasks.WireTask(rec))
-	if err != nil {
-		s.log.Error("encoding status notification", "err", err)
-		return
-	}
-	for _, sess := range targets {
-		sess.push(msg)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
 )
 
 // ServeStdio serves one client over newline-delimited JSON-RPC: messages
@@ -85,12 +86,12 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		case kindNotification:
 			s.onNotification(sess, msg)
 		case kindResponse:
-			if err := s.onResponse(sess.owner, msg); err != nil {
+			if err := s.core.Respond(sess.owner, msg.ID, msg.Result, msg.Error); err != nil {
 				s.log.Warn("stdio: response answers no pending request", "id", string(msg.ID))
 			}
 		case kindRequest:
-			c := &call{ctx: ctx, sess: sess, owner: sess.owner, id: msg.ID, method: msg.Method, params: msg.Params, out: w}
-			if !longRunning(msg.Method) {
+			c := &call{ctx: ctx, sess: sess, id: msg.ID, method: msg.Method, params: msg.Params, out: w}
+			if !protocol.LongRunning(msg.Method) {
 				if resp := s.dispatch(c); resp != nil {
 					_ = w.write(resp)
 				}

@@ -1,0 +1,351 @@
+package protocol
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcptasks/mcptasks/schema"
+	"github.com/mcptasks/mcptasks/tasks"
+)
+
+func (c *Core) toolsList(_ context.Context, _ Caller, params json.RawMessage) (any, error) {
+	var p schema.PaginatedRequestParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Cursor != nil {
+		return nil, badParam(`"cursor": tools/list has a single page, so no cursor is valid`)
+	}
+	return schema.ListToolsResult{Tools: c.tools.wireTools()}, nil
+}
+
+// callParams decodes tools/call params; the task member is read by hand so
+// that ttl can be checked precisely (negative, fractional, huge).
+type callParams struct {
+	schema.CallToolRequestParams
+	Task *struct {
+		TTL json.RawMessage `json:"ttl"`
+	} `json:"task"`
+}
+
+// parseTTL reads a requested ttl in milliseconds. Values too large for a
+// time.Duration are clamped to the largest one (the Config's maximum then
+// applies).
+func parseTTL(raw json.RawMessage) (*time.Duration, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if jsonType(raw) != "a number" {
+		return nil, badParam(`"task.ttl" must be an integer number of milliseconds, got %s`, jsonType(raw))
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		if n < 0 {
+			return nil, badParam(`"task.ttl" must not be negative, got %d`, n)
+		}
+		d := time.Duration(math.MaxInt64)
+		if n <= math.MaxInt64/int64(time.Millisecond) {
+			d = time.Duration(n) * time.Millisecond
+		}
+		return &d, nil
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return nil, badParam(`"task.ttl" is not a valid number: %s`, raw)
+	}
+	switch {
+	case f < 0:
+		return nil, badParam(`"task.ttl" must not be negative, got %s`, raw)
+	case f != math.Trunc(f):
+		return nil, badParam(`"task.ttl" must be an integer number of milliseconds, got %s`, raw)
+	}
+	d := time.Duration(math.MaxInt64)
+	if f < float64(math.MaxInt64/int64(time.Millisecond)) {
+		d = time.Duration(f) * time.Millisecond
+	}
+	return &d, nil
+}
+
+func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
+	var p callParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Name == "" {
+		return nil, badParam(`"name" is required`)
+	}
+	args := p.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	} else if !isObject(args) {
+		return nil, badParam(`"arguments" must be an object, got %s`, jsonType(args))
+	}
+	token, hasToken, err := p.Meta.ProgressToken()
+	if err != nil || (hasToken && token.IsZero()) {
+		return nil, badParam(`"_meta.progressToken" must be a string or an integer`)
+	}
+	if hasToken {
+		if _, isInt := token.AsInt(); !isInt && !token.IsString() {
+			return nil, badParam(`"_meta.progressToken" must be a string or an integer`)
+		}
+	}
+	tool, ok := c.tools.Lookup(p.Name)
+	if !ok {
+		return nil, badParam("unknown tool %q", p.Name)
+	}
+	asTask := p.Task != nil
+	var ttl *time.Duration
+	if asTask {
+		if ttl, err = parseTTL(p.Task.TTL); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case asTask && tool.TaskSupport != TaskOptional && tool.TaskSupport != TaskRequired:
+		return nil, rpcErr(tasks.CodeMethodNotFound, "tool "+strconv.Quote(p.Name)+" cannot run as a task (execution.taskSupport is not optional or required)")
+	case !asTask && tool.TaskSupport == TaskRequired:
+		return nil, rpcErr(tasks.CodeMethodNotFound, "tool "+strconv.Quote(p.Name)+" must be called as a task (execution.taskSupport is required)")
+	}
+	if tool.Validate != nil {
+		if err := tool.Validate(args); err != nil {
+			return nil, badParam("arguments of %q: %v", p.Name, err)
+		}
+	}
+	tc := &ToolCall{Name: p.Name, Arguments: args}
+	if !asTask {
+		if hasToken {
+			tc.progress = plainProgress(caller, token)
+		}
+		res, err := safeHandle(tool.Handler, ctx, tc)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	opts := []tasks.StartOption{tasks.WithInput(c.inputFor(caller))}
+	if hasToken {
+		opts = append(opts, tasks.WithProgress(progressFor(caller, token)))
+	}
+	if err := c.retained.check(caller.Owner(), c.engine.Config().Now().UnixMilli()); err != nil {
+		c.LogRefusal("task creation refused", "owner", caller.Owner(), "reason", err.Error())
+		return nil, err
+	}
+	if !c.active.acquire(c.maxActive) {
+		c.LogRefusal("task creation refused", "owner", caller.Owner(), "reason", "active task limit", "max_active_tasks", c.maxActive)
+		return nil, LimitError(fmt.Sprintf("task limit reached: this server already runs %d tasks, its limit for all requestors; retry when some finish", c.maxActive))
+	}
+	var started atomic.Bool
+	rec, err := c.engine.Start(ctx, caller.Owner(), tasks.CreateParams{Method: "tools/call", TTL: ttl},
+		func(t tasks.TaskContext) (json.RawMessage, error) {
+			// The slot is held while the work runs, even past a
+			// cancellation, since the work still uses the server.
+			defer c.active.release()
+			started.Store(true)
+			call := *tc
+			call.Task = t
+			return tool.Handler(t, &call)
+		}, opts...)
+	if err != nil {
+		if !started.Load() {
+			c.active.release()
+		}
+		return nil, err
+	}
+	c.retained.add(rec)
+	return schema.CreateTaskResult{Task: tasks.WireTask(rec)}, nil
+}
+
+// safeHandle runs a plain tool call, turning a panic into an error.
+func safeHandle(h ToolHandler, ctx context.Context, tc *ToolCall) (res json.RawMessage, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, errors.New("tool handler panicked")
+		}
+	}()
+	res, err = h(ctx, tc)
+	if err == nil && (len(res) == 0 || !json.Valid(res)) {
+		err = errors.New("tool handler returned no valid result")
+	}
+	return res, err
+}
+
+// plainProgress sends a plain call's progress on its own response stream,
+// keeping progress strictly increasing.
+func plainProgress(caller Caller, token schema.ProgressToken) func(tasks.Progress) error {
+	var last float64
+	first := true
+	return func(p tasks.Progress) error {
+		if !first && p.Progress <= last {
+			return badParam("progress must grow: %v after %v", p.Progress, last)
+		}
+		first, last = false, p.Progress
+		msg, err := EncodeRequest("", "notifications/progress", progressParams(token, p, ""))
+		if err != nil {
+			return err
+		}
+		return caller.Send(msg)
+	}
+}
+
+func progressParams(token schema.ProgressToken, p tasks.Progress, taskID string) schema.ProgressNotificationParams {
+	n := schema.ProgressNotificationParams{ProgressToken: token, Progress: p.Progress, Total: p.Total}
+	if p.Message != "" {
+		m := p.Message
+		n.Message = &m
+	}
+	if taskID != "" {
+		n.Meta = schema.WithRelatedTask(taskID)
+	}
+	return n
+}
+
+// taskID decodes the params of tasks/get, tasks/result and tasks/cancel.
+// Only the taskId parameter selects the task; related-task metadata in the
+// request is ignored.
+func taskID(params json.RawMessage) (string, error) {
+	var p schema.GetTaskRequestParams
+	if err := decodeParams(params, &p); err != nil {
+		return "", err
+	}
+	if p.TaskID == "" {
+		return "", badParam(`"taskId" is required and must be a non-empty string`)
+	}
+	return p.TaskID, nil
+}
+
+func (c *Core) tasksGet(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
+	id, err := taskID(params)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := c.engine.Get(ctx, caller.Owner(), id)
+	if err != nil {
+		return nil, err
+	}
+	return tasks.WireGetResult(rec), nil
+}
+
+func (c *Core) tasksCancel(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
+	id, err := taskID(params)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := c.engine.Cancel(ctx, caller.Owner(), id, "")
+	if err != nil {
+		if errors.Is(err, tasks.ErrInvalidTransition) {
+			var te *tasks.Error
+			if errors.As(err, &te) && te.Status != "" {
+				return nil, rpcErr(tasks.CodeInvalidParams, "cannot cancel task "+id+": it is already in terminal status "+strconv.Quote(string(te.Status)))
+			}
+			return nil, rpcErr(tasks.CodeInvalidParams, "cannot cancel task "+id+": it is already in a terminal status")
+		}
+		return nil, err
+	}
+	return schema.CancelTaskResult(tasks.WireGetResult(rec)), nil
+}
+
+func (c *Core) tasksList(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
+	var p schema.PaginatedRequestParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	opts := tasks.ListOptions{}
+	if p.Cursor != nil {
+		if *p.Cursor == "" {
+			return nil, badParam(`"cursor" must not be empty`)
+		}
+		opts.Cursor = *p.Cursor
+	}
+	page, err := c.engine.List(ctx, caller.Owner(), opts)
+	if err != nil {
+		return nil, err
+	}
+	res := schema.ListTasksResult{Tasks: make([]schema.Task, 0, len(page.Tasks))}
+	for _, r := range page.Tasks {
+		res.Tasks = append(res.Tasks, tasks.WireTask(r))
+	}
+	if page.NextCursor != "" {
+		nc := page.NextCursor
+		res.NextCursor = &nc
+	}
+	return res, nil
+}
+
+// tasksResult blocks until the task is terminal, meanwhile carrying the
+// task's input requests (elicitations) on this request's stream, and then
+// returns exactly the stored outcome, with related-task metadata on a
+// successful result.
+func (c *Core) tasksResult(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
+	id, err := taskID(params)
+	if err != nil {
+		return nil, err
+	}
+	type outcome struct {
+		rec tasks.Record
+		err error
+	}
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan outcome, 1)
+	go func() {
+		rec, err := c.engine.Result(rctx, caller.Owner(), id)
+		done <- outcome{rec, err}
+	}()
+	stream := c.streamSeq.Add(1)
+	c.watchInput(id, stream)
+	defer c.unwatchInput(id, stream)
+	var res outcome
+wait:
+	for {
+		items, wake := c.takeInput(id, caller.Owner(), stream)
+		for _, p := range items {
+			if err := caller.Send(p.msg); err != nil {
+				c.releaseInput(id, stream)
+				break
+			}
+		}
+		select {
+		case res = <-done:
+			break wait
+		case <-wake:
+		case <-ctx.Done():
+			res = <-done
+			break wait
+		}
+	}
+	if res.err != nil {
+		return nil, res.err
+	}
+	o := res.rec.Outcome
+	if o == nil {
+		return nil, rpcErr(tasks.CodeInternalError, "internal error: task "+id+" has no stored outcome")
+	}
+	if o.Error != nil {
+		return nil, o.Error
+	}
+	body, err := setMeta(o.Result, schema.RelatedTaskMetaKey, schema.RelatedTaskMetadata{TaskID: id})
+	if err != nil {
+		// Not an object: return it unchanged rather than alter it.
+		return o.Result, nil
+	}
+	return json.RawMessage(body), nil
+}
+
+// progressFor returns the ProgressFunc that sends a task's progress to the
+// session that created it, under token.
+func progressFor(sess Session, token schema.ProgressToken) tasks.ProgressFunc {
+	return func(rec tasks.Record, p tasks.Progress) {
+		msg, err := EncodeRequest("", "notifications/progress", progressParams(token, p, rec.ID))
+		if err != nil {
+			return
+		}
+		sess.Notify(msg)
+	}
+}
