@@ -137,9 +137,31 @@ func (c *Core) input(ctx context.Context, rec tasks.Record, req tasks.InputReque
 	}
 }
 
-// standaloneLocked returns the standalone stream to hand p to instead of
-// waiting for a tasks/result stream; none yet.
-func (c *Core) standaloneLocked(_ *inbox, _ *pendingRequest) Session { return nil }
+// standaloneLocked picks the standalone stream for p when no tasks/result
+// request waits on its task: the creating session's if it is listening,
+// else another listening session of the owner that accepts form
+// elicitation. It marks p delivered and returns the session to notify, or
+// nil when p must wait for a tasks/result stream.
+func (c *Core) standaloneLocked(b *inbox, p *pendingRequest) Session {
+	if b.watchers > 0 || p.deliveredBy != 0 {
+		return nil
+	}
+	var to Session
+	if p.creator != nil && p.creator.Listening() {
+		to = p.creator
+	} else {
+		for _, s := range c.sessionsOf(p.owner) {
+			if s.Listening() && s.ElicitForm() {
+				to = s
+				break
+			}
+		}
+	}
+	if to != nil {
+		p.deliveredBy = onStandalone
+	}
+	return to
+}
 
 // watchInput registers a tasks/result request waiting on a task.
 func (c *Core) watchInput(taskID string, _ uint64) {
@@ -233,4 +255,33 @@ func (c *Core) Respond(owner tasks.Owner, id, result, rpcError json.RawMessage) 
 	p.answered = true
 	p.answer <- response{result: result, err: rpcError}
 	return nil
+}
+
+// StreamOpened tells the core that sess just opened its standalone
+// stream: the input requests of its owner's tasks that no tasks/result
+// request waits on, and that no stream carries yet, are handed to it.
+// Without this, a client that only polls tasks/get and opened its stream
+// after the task asked would never see the request.
+func (c *Core) StreamOpened(sess Session) {
+	if !sess.ElicitForm() {
+		return
+	}
+	owner := sess.Owner()
+	var msgs [][]byte
+	c.pmu.Lock()
+	for _, b := range c.inboxes {
+		if b.watchers > 0 {
+			continue
+		}
+		for _, p := range b.items {
+			if p.owner == owner && p.deliveredBy == 0 && !p.answered {
+				p.deliveredBy = onStandalone
+				msgs = append(msgs, p.msg)
+			}
+		}
+	}
+	c.pmu.Unlock()
+	for _, m := range msgs {
+		sess.Notify(m)
+	}
 }

@@ -454,6 +454,7 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, detach := sess.attachGET(r.Context())
 	defer detach()
+	s.core.StreamOpened(sess)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")

@@ -8,7 +8,11 @@
 // to sessions of the owning requestor; a task's progress goes to the session
 // that created it, under the progressToken of the creating request; input a
 // task needs (elicitation) is delivered on the requestor's tasks/result
-// stream.
+// stream, or on its standalone stream (GET, stdout) when no tasks/result
+// waits on the task, for clients that only poll tasks/get.
+//
+// The tasks semantics live in tasks/protocol; this package is the
+// transport over it.
 package server
 
 import (

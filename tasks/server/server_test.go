@@ -564,9 +564,8 @@ func TestInputRequired(t *testing.T) {
 		return map[string]any{"action": "accept", "content": map[string]any{"answer": "42"}}, nil
 	}
 	c := connect(t, inst.URL, client.WithRequestHandler(handler))
-	if err := c.OpenStream(ctx); err != nil {
-		t.Fatal(err)
-	}
+	// No GET stream is open, so the request waits for tasks/result
+	// (TestPollOnlyClientAnswersOnGETStream covers the other way).
 	ct, err := c.CallToolAsTask(ctx, server.FixtureInput, map[string]any{"question": "meaning of life?"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -592,6 +591,10 @@ func TestInputRequired(t *testing.T) {
 	}
 	if !bytes.Contains(payload, []byte(`"answer":"42"`)) {
 		t.Errorf("payload %s", payload)
+	}
+	// The status notifications waited in the session's queue.
+	if err := c.OpenStream(ctx); err != nil {
+		t.Fatal(err)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -1,0 +1,214 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/server"
+	"github.com/mcptasks/mcptasks/tasks/server/reference"
+)
+
+// elicitRecorder is a client request handler that records the
+// elicitations it gets and answers each with answer (or with what before
+// returns, when set).
+type elicitRecorder struct {
+	mu     sync.Mutex
+	got    []*client.Message
+	answer map[string]any
+	before func(ctx context.Context, req *client.Message)
+}
+
+func (r *elicitRecorder) handle(ctx context.Context, req *client.Message) (any, error) {
+	r.mu.Lock()
+	r.got = append(r.got, req)
+	before := r.before
+	r.mu.Unlock()
+	if before != nil {
+		before(ctx, req)
+	}
+	return r.answer, nil
+}
+
+func (r *elicitRecorder) messages() []*client.Message {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*client.Message(nil), r.got...)
+}
+
+// pollTerminal polls tasks/get (never tasks/result) until the task ends.
+func pollTerminal(ctx context.Context, t *testing.T, c *client.Client, id string) *client.Task {
+	t.Helper()
+	for {
+		g, err := c.GetTask(ctx, id)
+		if err != nil {
+			t.Fatalf("tasks/get: %v", err)
+		}
+		if g.Terminal() {
+			return g
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("task %s still %s: %v", id, g.Status, ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// answerRaw posts a JSON-RPC response to the server request id and
+// returns the HTTP status.
+func answerRaw(ctx context.Context, t *testing.T, c *client.Client, id json.RawMessage, result string) int {
+	t.Helper()
+	body := []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + result + `}`)
+	resp, err := c.PostRaw(ctx, body)
+	var he *client.HTTPError
+	if err != nil && !errors.As(err, &he) {
+		t.Fatalf("posting an answer: %v", err)
+	}
+	return resp.StatusCode
+}
+
+// A client that only polls tasks/get, like the official TypeScript one,
+// gets the task's elicitation on its GET stream, answers it there, and the
+// task completes; the request goes out on that one stream only.
+func TestPollOnlyClientAnswersOnGETStream(t *testing.T) {
+	tests := []struct {
+		name string
+		// streamFirst opens the GET stream before the task is created;
+		// otherwise after the task is already input_required.
+		streamFirst bool
+	}{
+		{"stream open before the task asks", true},
+		{"stream opened while the task waits", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inst := start(t, reference.Options{})
+			ctx := testCtx(t)
+			rec := &elicitRecorder{answer: map[string]any{"action": "accept", "content": map[string]any{"answer": "42"}}}
+			c := connect(t, inst.URL, client.WithRequestHandler(rec.handle))
+			if tt.streamFirst {
+				if err := c.OpenStream(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ct, err := c.CallToolAsTask(ctx, server.FixtureInput, map[string]any{"question": "meaning of life?"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := ct.Task.TaskID
+			if !tt.streamFirst {
+				for {
+					g, err := c.GetTask(ctx, id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if g.Status == "input_required" {
+						break
+					}
+					if g.Status != "working" {
+						t.Fatalf("status %q before input", g.Status)
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				if err := c.OpenStream(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			final := pollTerminal(ctx, t, c, id)
+			if final.Status != "completed" {
+				t.Fatalf("final status %q, want completed", final.Status)
+			}
+			got := rec.messages()
+			if len(got) != 1 {
+				t.Fatalf("%d elicitations reached the client, want exactly 1", len(got))
+			}
+			e := got[0]
+			if e.Method != "elicitation/create" || e.Stream != client.StreamGET {
+				t.Errorf("elicitation %s on stream %s, want elicitation/create on %s", e.Method, e.Stream, client.StreamGET)
+			}
+			if rid, ok := client.RelatedTaskID(e.Params()); !ok || rid != id {
+				t.Errorf("elicitation lacks related-task %s: %s", id, e.Params())
+			}
+			payload, err := c.Result(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(payload, []byte(`"answer":"42"`)) {
+				t.Errorf("payload %s lacks the answer", payload)
+			}
+			if n := len(rec.messages()); n != 1 {
+				t.Errorf("tasks/result carried the answered elicitation again: %d in all", n)
+			}
+		})
+	}
+}
+
+// Only the first answer to an input request counts: a second one, sent
+// while the first is being used or after the task ended, is refused and
+// changes nothing.
+func TestInputRequestAcceptsOneAnswer(t *testing.T) {
+	inst := start(t, reference.Options{})
+	ctx := testCtx(t)
+	rec := &elicitRecorder{answer: map[string]any{"action": "accept", "content": map[string]any{"answer": "42"}}}
+	var (
+		firstStatus atomic.Int64
+		c           *client.Client
+	)
+	// Before the client's own answer (accept) goes out, another one
+	// (decline) is posted for the same request: it is the first, so it
+	// wins and the client's is refused.
+	rec.before = func(hctx context.Context, req *client.Message) {
+		firstStatus.Store(int64(answerRaw(hctx, t, c, req.ID, `{"action":"decline"}`)))
+	}
+	c = connect(t, inst.URL, client.WithRequestHandler(rec.handle))
+	if err := c.OpenStream(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ct, err := c.CallToolAsTask(ctx, server.FixtureInput, map[string]any{"question": "meaning of life?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ct.Task.TaskID
+	final := pollTerminal(ctx, t, c, id)
+	if final.Status != "completed" {
+		t.Fatalf("final status %q, want completed", final.Status)
+	}
+	// The handler records the status once its POST returns, which may be
+	// just after the task ended.
+	for firstStatus.Load() == 0 && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if st := firstStatus.Load(); st != http.StatusAccepted {
+		t.Errorf("first answer: HTTP %d, want %d", st, http.StatusAccepted)
+	}
+	got := rec.messages()
+	if len(got) != 1 {
+		t.Fatalf("%d elicitations, want 1", len(got))
+	}
+	payload, err := c.Result(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(payload, []byte(`"action":"decline"`)) || bytes.Contains(payload, []byte(`"answer":"42"`)) {
+		t.Errorf("payload %s: the first answer (decline) must be the one used", payload)
+	}
+	// A late answer is refused and the stored result stays as it was.
+	if st := answerRaw(ctx, t, c, got[0].ID, `{"action":"accept","content":{"answer":"43"}}`); st != http.StatusBadRequest {
+		t.Errorf("late answer: HTTP %d, want %d", st, http.StatusBadRequest)
+	}
+	again, err := c.Result(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, payload) {
+		t.Errorf("result changed after a late answer: %s, was %s", again, payload)
+	}
+}
