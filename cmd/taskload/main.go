@@ -1,12 +1,18 @@
-// Command taskload measures tasks/get throughput and latency of an MCP
-// tasks server over Streamable HTTP. N concurrent sessions each create a
-// few tasks, then issue tasks/get on them for a fixed time. With
+// Command taskload measures the throughput and latency of an MCP tasks
+// server over Streamable HTTP. N concurrent sessions each create a few
+// tasks, then issue tasks/get on them for a fixed time; with --create
+// (the default) they also create tasks for a fixed time, each a
+// task-augmented tools/call of a tool that returns at once. With
 // --baseline it also measures, in the same run, a bare net/http handler
-// that answers every POST with a JSON body of the same size, so the
+// that answers every POST with a JSON body of the tasks/get size, so the
 // server's cost can be read as a fraction of what plain HTTP allows.
 //
 //	taskload --url http://127.0.0.1:8080/mcp --clients 8 --duration 10s --baseline
 //	taskload --clients 8 --duration 5s --baseline     # starts the reference server in-process
+//
+// Created tasks get a short ttl (--create-ttl) so that the server's caps
+// on unexpired tasks are not reached; against a taskserver, also start
+// it with --max-retained-tasks -1 --max-retained-tasks-total -1.
 package main
 
 import (
@@ -31,6 +37,7 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/server"
 	"github.com/mcptasks/mcptasks/tasks/server/reference"
 )
 
@@ -47,6 +54,8 @@ type config struct {
 	tool, args     string
 	headers        []string
 	baseline       bool
+	create         bool
+	createTTL      time.Duration
 	jsonOut        bool
 	rounds         int
 	external       bool // the server runs in another process
@@ -83,6 +92,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.args, "args", `{"ms":0}`, "arguments of that tool, as JSON")
 	fs.Var(&hdrs, "header", "extra HTTP header \"Key: Value\" on every request (repeatable), e.g. Authorization")
 	fs.BoolVar(&c.baseline, "baseline", false, "also measure a bare net/http handler returning a same-size JSON body")
+	fs.BoolVar(&c.create, "create", true, "also measure task creation (task-augmented tools/call of --tool)")
+	fs.DurationVar(&c.createTTL, "create-ttl", time.Second, "ttl requested for the tasks created by the creation run")
 	fs.BoolVar(&c.jsonOut, "json", false, "print results as JSON")
 	fs.IntVar(&c.rounds, "rounds", 3, "alternating rounds of each run; the median round is reported")
 	serveSize := fs.Int("serve-baseline", 0, "internal: serve the bare baseline handler with a body of this many bytes and print its address")
@@ -121,8 +132,10 @@ func report(w io.Writer, c config, results []Result) {
 		fmt.Fprintf(w, "%-10s %9.0f req/s  p50 %7.0f µs  p99 %7.0f µs  %d requests, %d errors, body %d B\n",
 			r.Name, r.ReqPerSec, r.P50Micros, r.P99Micros, r.Requests, r.Errors, r.BodyBytes)
 	}
-	if len(results) == 2 && results[1].ReqPerSec > 0 {
-		fmt.Fprintf(w, "tasks/get reaches %.0f%% of the bare HTTP baseline\n", 100*results[0].ReqPerSec/results[1].ReqPerSec)
+	if base := results[len(results)-1]; base.Name == "baseline" && base.ReqPerSec > 0 {
+		for _, r := range results[:len(results)-1] {
+			fmt.Fprintf(w, "%s reaches %.0f%% of the bare HTTP baseline\n", r.Name, 100*r.ReqPerSec/base.ReqPerSec)
+		}
 	}
 }
 
@@ -130,7 +143,12 @@ func report(w io.Writer, c config, results []Result) {
 func measure(ctx context.Context, c config) ([]Result, error) {
 	c.external = c.url != ""
 	if c.url == "" {
-		inst, err := reference.Start(ctx, reference.Options{Config: tasks.Config{MaxTasksPerOwner: -1}})
+		inst, err := reference.Start(ctx, reference.Options{
+			Config: tasks.Config{MaxTasksPerOwner: -1},
+			// The creation run makes tasks faster than a short ttl ends
+			// them; the retained-task caps are not what is measured.
+			ServerOptions: []server.Option{server.WithMaxRetainedTasks(-1, -1), server.WithMaxActiveTasks(-1)},
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -166,18 +184,32 @@ func measure(ctx context.Context, c config) ([]Result, error) {
 	}
 	// Alternate the runs so both see the same machine load, then keep
 	// each side's median round.
-	var got, bare []Result
+	var createSample []byte
+	if c.create {
+		if createSample, err = workers[0].createTask(ctx, 0); err != nil {
+			return nil, fmt.Errorf("first task creation: %w", err)
+		}
+	}
+	var got, created, bare []Result
 	for range c.rounds {
-		r := load(ctx, "tasks/get", workers, c)
+		r := load(ctx, "tasks/get", workers, c, (*worker).get)
 		r.BodyBytes = len(sample)
 		got = append(got, r)
+		if c.create {
+			r := load(ctx, "create", workers, c, (*worker).createTask)
+			r.BodyBytes = len(createSample)
+			created = append(created, r)
+		}
 		if c.baseline {
-			b := load(ctx, "baseline", base, c)
+			b := load(ctx, "baseline", base, c, (*worker).get)
 			b.BodyBytes = len(sample)
 			bare = append(bare, b)
 		}
 	}
 	out := []Result{median(got)}
+	if c.create {
+		out = append(out, median(created))
+	}
 	if c.baseline {
 		out = append(out, median(bare))
 	}
@@ -197,6 +229,7 @@ type worker struct {
 	url     string
 	headers http.Header
 	bodies  [][]byte
+	create  []byte // a task-augmented tools/call
 }
 
 func (w *worker) post(ctx context.Context, body []byte) ([]byte, http.Header, error) {
@@ -256,7 +289,18 @@ func newWorker(ctx context.Context, hc *http.Client, c config) (*worker, error) 
 		}
 		w.bodies = append(w.bodies, []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"`+string(m[1])+`"}}`))
 	}
+	w.create = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":%s,"task":{"ttl":%d}}}`,
+		c.tool, c.args, c.createTTL.Milliseconds())
 	return w, nil
+}
+
+// createTask creates one task and checks that the answer is a task.
+func (w *worker) createTask(ctx context.Context, _ int) ([]byte, error) {
+	b, _, err := w.post(ctx, w.create)
+	if err == nil && !bytes.Contains(b, []byte(`"taskId"`)) {
+		err = fmt.Errorf("tools/call did not create a task: %s", b)
+	}
+	return b, err
 }
 
 func (w *worker) get(ctx context.Context, i int) ([]byte, error) {
@@ -267,8 +311,9 @@ func (w *worker) get(ctx context.Context, i int) ([]byte, error) {
 	return b, err
 }
 
-// load runs every worker for warmup+duration and measures the second part.
-func load(ctx context.Context, name string, workers []*worker, c config) Result {
+// load runs op on every worker for warmup+duration and measures the
+// second part.
+func load(ctx context.Context, name string, workers []*worker, c config, op func(*worker, context.Context, int) ([]byte, error)) Result {
 	type stats struct {
 		lat  []time.Duration
 		errs int
@@ -287,7 +332,7 @@ func load(ctx context.Context, name string, workers []*worker, c config) Result 
 				if !t0.Before(end) {
 					return
 				}
-				_, err := w.get(ctx, n)
+				_, err := op(w, ctx, n)
 				d := time.Since(t0)
 				if t0.Before(measureFrom) {
 					continue

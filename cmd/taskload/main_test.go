@@ -16,7 +16,7 @@ func TestLoadAgainstInProcessServer(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &results); err != nil {
 		t.Fatalf("output %s: %v", out.String(), err)
 	}
-	if len(results) != 2 || results[0].Name != "tasks/get" || results[1].Name != "baseline" {
+	if len(results) != 3 || results[0].Name != "tasks/get" || results[1].Name != "create" || results[2].Name != "baseline" {
 		t.Fatalf("results %+v", results)
 	}
 	for _, r := range results {
@@ -24,8 +24,8 @@ func TestLoadAgainstInProcessServer(t *testing.T) {
 			t.Errorf("implausible result %+v", r)
 		}
 	}
-	if results[0].BodyBytes != results[1].BodyBytes {
-		t.Errorf("baseline body %d B, tasks/get body %d B", results[1].BodyBytes, results[0].BodyBytes)
+	if results[0].BodyBytes != results[2].BodyBytes {
+		t.Errorf("baseline body %d B, tasks/get body %d B", results[2].BodyBytes, results[0].BodyBytes)
 	}
 	if code := run([]string{"--clients", "0"}, &out, &errOut); code != 2 {
 		t.Errorf("--clients 0: exit %d", code)
