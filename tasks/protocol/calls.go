@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
@@ -210,6 +211,9 @@ func progressParams(token schema.ProgressToken, p tasks.Progress, taskID string)
 // Only the taskId parameter selects the task; related-task metadata in the
 // request is ignored.
 func taskID(params json.RawMessage) (string, error) {
+	if id, ok := plainTaskID(params); ok {
+		return id, nil
+	}
 	var p schema.GetTaskRequestParams
 	if err := decodeParams(params, &p); err != nil {
 		return "", err
@@ -218,6 +222,25 @@ func taskID(params json.RawMessage) (string, error) {
 		return "", badParam(`"taskId" is required and must be a non-empty string`)
 	}
 	return p.TaskID, nil
+}
+
+// plainTaskID reads params of exactly the form {"taskId":"ID"}, the one
+// polling clients send, without the reflection of encoding/json; ok is
+// false for anything else (other members, spaces, escapes, control
+// characters, invalid UTF-8), which then takes the general path.
+func plainTaskID(params json.RawMessage) (string, bool) {
+	const prefix, suffix = `{"taskId":"`, `"}`
+	if len(params) <= len(prefix)+len(suffix) || string(params[:len(prefix)]) != prefix ||
+		string(params[len(params)-len(suffix):]) != suffix {
+		return "", false
+	}
+	id := params[len(prefix) : len(params)-len(suffix)]
+	for _, b := range id {
+		if b < 0x20 || b == '"' || b == '\\' || b >= utf8.RuneSelf {
+			return "", false
+		}
+	}
+	return string(id), true
 }
 
 func (c *Core) tasksGet(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
