@@ -60,7 +60,9 @@ func TestPatchInitialize(t *testing.T) {
 				Tools json.RawMessage
 				Tasks *struct {
 					List, Cancel json.RawMessage
-					Requests     struct{ Tools struct{ Call json.RawMessage } }
+					Requests     struct {
+						Tools struct{ Call json.RawMessage }
+					}
 				}
 			}
 			if err := json.Unmarshal(got["capabilities"], &caps); err != nil || caps.Tasks == nil ||
