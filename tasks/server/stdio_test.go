@@ -265,3 +265,32 @@ func (p *stdioPeer) waitID(id string, send func()) map[string]json.RawMessage {
 		return nil
 	}
 }
+
+// Over stdio, a task's input request goes out at once, so a peer that only
+// polls tasks/get can answer it and the task completes.
+func TestStdioPollOnlyAnswersInput(t *testing.T) {
+	p := newStdioPeer(t, newStdioServer(t))
+	p.answer = func(method string, params json.RawMessage) string {
+		return `{"action":"accept","content":{"answer":"green"}}`
+	}
+	p.ok("initialize", `{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"t","version":"1"}}`)
+	p.write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	var ct struct {
+		Task struct{ TaskID string }
+	}
+	_ = json.Unmarshal(p.ok("tools/call", `{"name":"fixture_input","arguments":{"question":"colour?"},"task":{}}`), &ct)
+	var status string
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var g struct{ Status string }
+		_ = json.Unmarshal(p.ok("tasks/get", `{"taskId":"`+ct.Task.TaskID+`"}`), &g)
+		if status = g.Status; status == "completed" || status == "failed" || status == "cancelled" {
+			break
+		}
+	}
+	if status != "completed" {
+		t.Fatalf("status %q without tasks/result, want completed", status)
+	}
+	if r := p.ok("tasks/result", `{"taskId":"`+ct.Task.TaskID+`"}`); !strings.Contains(string(r), `answer: green`) {
+		t.Errorf("fixture_input result: %s", r)
+	}
+}
