@@ -130,9 +130,9 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 		}
 		return res, nil
 	}
-	opts := []tasks.StartOption{tasks.WithInput(c.inputFor(caller))}
+	opts := []tasks.StartOption{tasks.WithInput(c.inputFor(sessionOf(caller)))}
 	if hasToken {
-		opts = append(opts, tasks.WithProgress(progressFor(caller, token)))
+		opts = append(opts, tasks.WithProgress(progressFor(sessionOf(caller), token)))
 	}
 	if err := c.retained.check(caller.Owner(), c.engine.Config().Now().UnixMilli()); err != nil {
 		c.LogRefusal("task creation refused", "owner", caller.Owner(), "reason", err.Error())

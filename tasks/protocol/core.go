@@ -63,6 +63,11 @@ type Caller interface {
 	Send(msg []byte) error
 }
 
+// A Caller may also have a method Session() Session returning its session
+// without the request: the core then keeps only that for what outlives
+// the request (a task's progress and input requests), so the request's
+// stream can be freed when it ends.
+
 // Implementation names the server in the initialize result.
 type Implementation struct {
 	Name    string
@@ -161,6 +166,17 @@ func New(engine *tasks.Engine, opts ...Option) (*Core, error) {
 	return c, nil
 }
 
+// sessionOf returns the session of a caller, without the request's stream,
+// for what outlives the request (a task's progress and input requests).
+func sessionOf(caller Caller) Session {
+	if u, ok := caller.(interface{ Session() Session }); ok {
+		if s := u.Session(); s != nil {
+			return s
+		}
+	}
+	return caller
+}
+
 // Engine returns the engine the core runs tasks on.
 func (c *Core) Engine() *tasks.Engine { return c.engine }
 
@@ -176,8 +192,15 @@ func (c *Core) AddSession(sess Session) {
 	c.smu.Unlock()
 }
 
-// RemoveSession forgets a session given to AddSession.
+// RemoveSession forgets a session given to AddSession. Input requests
+// handed to its standalone stream and still unanswered become deliverable
+// again, on another stream of the owner.
 func (c *Core) RemoveSession(sess Session) {
+	c.removeSession(sess)
+	c.sessionGone(sess)
+}
+
+func (c *Core) removeSession(sess Session) {
 	o := sess.Owner()
 	c.smu.Lock()
 	defer c.smu.Unlock()

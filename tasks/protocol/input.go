@@ -27,6 +27,7 @@ type pendingRequest struct {
 	taskID  string
 	msg     []byte
 	creator Session // the session that created the task
+	to      Session // the session whose standalone stream got it, if any
 	answer  chan response
 	// answered: a response was accepted; later ones are refused.
 	answered bool
@@ -60,8 +61,7 @@ var ErrUnknownResponse = errors.New("protocol: no pending request has this id")
 // inputFor returns the InputFunc of a task created by caller: it refuses
 // at once when the requestor did not declare form elicitation, since such
 // a request could never be answered.
-func (c *Core) inputFor(caller Caller) tasks.InputFunc {
-	var creator Session = caller
+func (c *Core) inputFor(creator Session) tasks.InputFunc {
 	return func(ctx context.Context, rec tasks.Record, req tasks.InputRequest) (json.RawMessage, error) {
 		if req.Method == "elicitation/create" && !creator.ElicitForm() {
 			return nil, &tasks.RPCError{Code: tasks.CodeInvalidRequest,
@@ -159,8 +159,43 @@ func (c *Core) standaloneLocked(b *inbox, p *pendingRequest) Session {
 	}
 	if to != nil {
 		p.deliveredBy = onStandalone
+		p.to = to
 	}
 	return to
+}
+
+// sessionGone makes the unanswered input requests handed to a removed
+// session's standalone stream deliverable again: to another listening
+// session of the owner, else to the next tasks/result stream.
+func (c *Core) sessionGone(sess Session) {
+	type note struct {
+		to  Session
+		msg []byte
+	}
+	var notes []note
+	c.pmu.Lock()
+	for _, b := range c.inboxes {
+		changed := false
+		for _, p := range b.items {
+			if p.to != sess || p.answered {
+				continue
+			}
+			p.to, p.deliveredBy, changed = nil, 0, true
+			if p.creator == sess {
+				p.creator = nil
+			}
+			if to := c.standaloneLocked(b, p); to != nil {
+				notes = append(notes, note{to, p.msg})
+			}
+		}
+		if changed {
+			b.signal()
+		}
+	}
+	c.pmu.Unlock()
+	for _, n := range notes {
+		n.to.Notify(n.msg)
+	}
 }
 
 // watchInput registers a tasks/result request waiting on a task.
@@ -275,7 +310,7 @@ func (c *Core) StreamOpened(sess Session) {
 		}
 		for _, p := range b.items {
 			if p.owner == owner && p.deliveredBy == 0 && !p.answered {
-				p.deliveredBy = onStandalone
+				p.deliveredBy, p.to = onStandalone, sess
 				msgs = append(msgs, p.msg)
 			}
 		}

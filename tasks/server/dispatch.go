@@ -47,6 +47,9 @@ type caller struct {
 // Send writes msg on the request's stream.
 func (c caller) Send(msg []byte) error { return c.out.send(msg) }
 
+// Session returns the session without the request, for what outlives it.
+func (c caller) Session() protocol.Session { return c.session }
+
 // known reports whether the server answers method.
 func known(method string) bool {
 	return method == "initialize" || method == "ping" || protocol.Handles(method)

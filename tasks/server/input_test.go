@@ -168,7 +168,12 @@ func TestInputRequestAcceptsOneAnswer(t *testing.T) {
 	rec.before = func(hctx context.Context, req *client.Message) {
 		firstStatus.Store(int64(answerRaw(hctx, t, c, req.ID, `{"action":"decline"}`)))
 	}
-	c = connect(t, inst.URL, client.WithRequestHandler(rec.handle))
+	// The answer posted from inside the handler may make the transport
+	// dial a connection it then keeps unused; the server's shutdown would
+	// wait 5 s for such a new connection, so it is closed first.
+	hc := &http.Client{Transport: &http.Transport{}}
+	c = connect(t, inst.URL, client.WithRequestHandler(rec.handle), client.WithHTTPClient(hc))
+	t.Cleanup(hc.CloseIdleConnections)
 	if err := c.OpenStream(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -210,5 +215,54 @@ func TestInputRequestAcceptsOneAnswer(t *testing.T) {
 	}
 	if !bytes.Equal(again, payload) {
 		t.Errorf("result changed after a late answer: %s, was %s", again, payload)
+	}
+}
+
+// An input request handed to a session's GET stream that ends unanswered
+// (the session is deleted) is delivered again, here on the tasks/result
+// stream of another session of the same requestor.
+func TestInputRequestOutlivesItsSession(t *testing.T) {
+	verifier := server.NewStaticTokens(map[string]string{"tok-a1": "alice", "tok-a2": "alice"})
+	inst := start(t, reference.Options{ServerOptions: []server.Option{server.WithTokenVerifier(verifier)}})
+	ctx := testCtx(t)
+	got := make(chan struct{}, 1)
+	release := make(chan struct{})
+	defer close(release)
+	silent := func(hctx context.Context, req *client.Message) (any, error) {
+		got <- struct{}{}
+		select { // never answers while the test runs
+		case <-release:
+		case <-hctx.Done():
+		}
+		return nil, errors.New("gone")
+	}
+	a1 := connect(t, inst.URL, client.WithHeader("Authorization", "Bearer tok-a1"), client.WithRequestHandler(silent))
+	rec := &elicitRecorder{answer: map[string]any{"action": "accept", "content": map[string]any{"answer": "green"}}}
+	a2 := connect(t, inst.URL, client.WithHeader("Authorization", "Bearer tok-a2"), client.WithRequestHandler(rec.handle))
+	if err := a1.OpenStream(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ct, err := a1.CallToolAsTask(ctx, server.FixtureInput, map[string]any{"question": "colour?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-got:
+	case <-ctx.Done():
+		t.Fatal("the elicitation never reached the first session's GET stream")
+	}
+	if st, err := a1.DeleteSession(ctx); err != nil || st != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %v", st, err)
+	}
+	payload, err := a2.Result(ctx, ct.Task.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(payload, []byte(`"answer":"green"`)) {
+		t.Errorf("payload %s", payload)
+	}
+	msgs := rec.messages()
+	if len(msgs) != 1 || msgs[0].Stream != client.StreamPOST {
+		t.Errorf("second session got %d elicitations, want 1 on its tasks/result stream", len(msgs))
 	}
 }
