@@ -427,6 +427,37 @@ func TestFalseAlarmsStayAway(t *testing.T) {
 				{id: "TASKS-TTL-004", status: report.StatusPass},
 			},
 		},
+		{
+			// The TypeScript SDK queues the answer to a tasks/get whose
+			// related-task metadata names another task for that task's
+			// stream: no answer comes back. The metadata was not ignored
+			// (META-005); which task the answer would name (META-003)
+			// cannot be seen.
+			name: "lets related-task metadata decide where a tasks/get answer goes", target: authed.URL,
+			args: append([]string{"--label-filter", "req:TASKS-META-003 || req:TASKS-META-005"}, withTokens...), exit: 1,
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				var p struct {
+					TaskID string `json:"taskId"`
+					Meta   map[string]struct {
+						TaskID string `json:"taskId"`
+					} `json:"_meta"`
+				}
+				if req.Method != "tasks/get" || json.Unmarshal(req.Params, &p) != nil {
+					return false
+				}
+				rel, ok := p.Meta["io.modelcontextprotocol/related-task"]
+				if !ok || rel.TaskID == p.TaskID || rel.TaskID == "mcptasks-no-such-task" {
+					return false
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(http.StatusOK)
+				return true
+			}},
+			want: []outcome{
+				{id: "TASKS-META-003", status: report.StatusNotSupported, msg: "judged by TASKS-META-005"},
+				{id: "TASKS-META-005", status: report.StatusFail, msg: "not answered on its own stream"},
+			},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
