@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
 var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
@@ -49,6 +52,7 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 		}
 		var probes []probe
 		var negative []string
+		var negLast *client.Exchange // the creation that reported the first negative ttl
 		for _, ttl := range []*int64{nil, ptr(int64(1) << 31), ptr(int64(1) << 40), ptr(int64(60000)), ptr(int64(0)), ptr(int64(-1))} {
 			asked := ttlString(ttl)
 			born := time.Now()
@@ -64,6 +68,12 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 			rep := res.Task.TTL
 			if rep != nil && *rep < 0 {
 				negative = append(negative, fmt.Sprintf("for a requested ttl of %s the server reported ttl %d", asked, *rep))
+				if negLast == nil {
+					// Keep this exchange as the evidence of the failure.
+					env.mu.Lock()
+					negLast = env.last
+					env.mu.Unlock()
+				}
 				continue
 			}
 			// Check readability up to half the reported ttl, at most
@@ -109,7 +119,12 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 			time.Sleep(time.Until(p.born.Add(p.horizon)))
 			check(p, "polled within half its reported ttl")
 		}
-		Expect(negative).To(BeEmpty(), "a retention cannot be negative")
+		if len(negative) > 0 {
+			env.mu.Lock()
+			env.last = negLast
+			env.mu.Unlock()
+			env.failf("a retention cannot be negative: %s", strings.Join(negative, "; "))
+		}
 	})
 
 	env.It("rejects or clamps zero, negative and huge ttl requests, never losing the task at once", "MCPT-TTLREQ-001", func(ctx SpecContext) {
