@@ -70,6 +70,7 @@ var _ = describeStore("Isolation", "isolation", func(env *StoreEnv) {
 		Expect(after.Version).To(Equal(r.Version), "%s by another owner changed the task", name)
 		Expect(after.Status).To(Equal(status))
 		Expect(after.Variables).NotTo(HaveKey("client.x"))
+		expectSameRecord(after, r, name+" by another owner")
 	}
 
 	DescribeTable("refuses get, result and cancel on another owner's task as if it did not exist",

@@ -24,7 +24,7 @@ var _ = describeStore("Results", "results", func(env *StoreEnv) {
 			Expect(res.Outcome).NotTo(BeNil(), "Result of a terminal task has no outcome")
 			if o.Result != nil {
 				Expect(res.Outcome.Error).To(BeNil())
-				Expect(string(res.Outcome.Result)).To(MatchJSON(string(o.Result)))
+				Expect(string(res.Outcome.Result)).To(Equal(string(o.Result)))
 			} else {
 				Expect(res.Outcome.Result).To(BeNil())
 				Expect(res.Outcome.Error).To(Equal(o.Error))
@@ -49,7 +49,7 @@ var _ = describeStore("Results", "results", func(env *StoreEnv) {
 		Expect(res.Outcome.Error).NotTo(BeNil())
 		Expect(res.Outcome.Error.Code).To(Equal(want.Code))
 		Expect(res.Outcome.Error.Message).To(Equal(want.Message))
-		Expect(string(res.Outcome.Error.Data)).To(MatchJSON(string(want.Data)))
+		Expect(string(res.Outcome.Error.Data)).To(Equal(string(want.Data)))
 	})
 
 	DescribeTable("reports not-ready for a task that has not ended",

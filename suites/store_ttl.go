@@ -118,14 +118,17 @@ var _ = describeStore("TTL", "ttl", func(env *StoreEnv) {
 				_, err := moveTo(ctx, env, r.ID, status)
 				Expect(err).NotTo(HaveOccurred())
 			}
-			env.Clock.Advance(3 * time.Second)
+			env.Clock.Set(r.ExpiresAt) // the first instant the task is expired
 			if name == "List" {
 				Expect(listAll(ctx, env, env.Owner, 10)).To(BeEmpty(), "List shows an expired task")
 				return
 			}
 			expectCode(isolationCalls[name](ctx, env.Store, env.Owner, r.ID), tasks.ErrNotFound, name+" of an expired task")
 		},
+		env.Entry("Get", "MCPT-TTL-006", "Get", tasks.StatusWorking),
+		env.Entry("Get of a failed task", "MCPT-TTL-006", "Get", tasks.StatusFailed),
 		env.Entry("Result", "MCPT-TTL-006", "Result", tasks.StatusCompleted),
+		env.Entry("Cancel of an input_required task", "MCPT-TTL-006", "Cancel", tasks.StatusInputRequired),
 		env.Entry("Cancel", "MCPT-TTL-006", "Cancel", tasks.StatusWorking),
 		env.Entry("Transition", "MCPT-TTL-006", "Transition", tasks.StatusWorking),
 		env.Entry("SetVariables", "MCPT-TTL-006", "SetVariables", tasks.StatusWorking),

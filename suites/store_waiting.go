@@ -72,6 +72,8 @@ var _ = describeStore("Waiting", "waiting", func(env *StoreEnv) {
 			Expect(res.err).NotTo(HaveOccurred())
 			Expect(res.rec.Version).To(BeNumerically(">", r.Version))
 			Expect(res.rec.Status).To(Equal(changed.Status))
+			// Nothing else changed the task, so the waiter sees that change.
+			expectSameRecord(res.rec, changed, "the record Wait returned")
 		},
 		env.Entry("on a transition", "MCPT-WAIT-001", func(ctx SpecContext, env *StoreEnv, id string) (tasks.Record, error) {
 			return env.Store.Transition(ctx, env.Owner, id, tasks.StatusInputRequired, "")
