@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
@@ -154,7 +155,9 @@ func (env *StoreEnv) It(text, reqID string, body func(ctx ginkgo.SpecContext)) b
 // Entry is a DescribeTable entry for exactly one requirement, reported at
 // the line that called Entry.
 func (env *StoreEnv) Entry(text, reqID string, params ...any) ginkgo.TableEntry {
-	args := append([]any{Req(reqID), ginkgo.SpecTimeout(env.opts.specTimeout), ginkgo.Offset(1)}, params...)
+	// A CodeLocation decoration replaces the one Entry records (an Offset
+	// would be counted from inside Ginkgo's table code).
+	args := append([]any{Req(reqID), ginkgo.SpecTimeout(env.opts.specTimeout), types.NewCodeLocation(1)}, params...)
 	return ginkgo.Entry(text, args...)
 }
 

@@ -66,6 +66,15 @@ func expectIntact(ctx SpecContext, env *StoreEnv, id string, ttl time.Duration, 
 	Expect(string(got.Variables["server.n"])).To(Equal(copyVarN), "%s changed a stored variable", what)
 	Expect(got.TTL).NotTo(BeNil())
 	Expect(*got.TTL).To(Equal(ttl), "%s changed the stored ttl", what)
+	page, err := env.Store.List(ctx, env.Owner, tasks.ListOptions{})
+	Expect(err).NotTo(HaveOccurred(), "List")
+	for _, r := range page.Tasks {
+		if r.ID == id {
+			Expect(showVars(r.Variables)).To(Equal(showVars(copyVars())), "%s changed the variables List shows", what)
+			Expect(r.TTL).NotTo(BeNil())
+			Expect(*r.TTL).To(Equal(ttl), "%s changed the ttl List shows", what)
+		}
+	}
 	if outcome == nil {
 		return
 	}

@@ -63,8 +63,10 @@ var _ = describeStore("Isolation", "isolation", func(env *StoreEnv) {
 		call := isolationCalls[name]
 		r := env.CreateIn(ctx, env.Owner, status)
 		missing := uuid.NewString()
-		errOther := call(ctx, env.Store, env.Other, r.ID)
-		errMissing := call(ctx, env.Store, env.Other, missing)
+		bounded, cancel := context.WithTimeout(ctx, env.WaitLatency())
+		defer cancel()
+		errOther := call(bounded, env.Store, env.Other, r.ID)
+		errMissing := call(bounded, env.Store, env.Other, missing)
 		expectLikeMissing(errOther, r.ID, errMissing, missing, name)
 		after := mustGet(ctx, env, env.Owner, r.ID)
 		Expect(after.Version).To(Equal(r.Version), "%s by another owner changed the task", name)

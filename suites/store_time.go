@@ -83,6 +83,8 @@ var nonChanges = map[string]nonChange{
 		_, _ = env.Store.Result(ctx, env.Owner, id)
 	},
 	"Wait that returns at once": func(ctx context.Context, env *StoreEnv, id string) {
+		ctx, cancel := context.WithTimeout(ctx, env.WaitLatency())
+		defer cancel()
 		_, _ = env.Store.Wait(ctx, env.Owner, id, 0)
 	},
 	"a refused Transition to a terminal status": func(ctx context.Context, env *StoreEnv, id string) {
@@ -102,6 +104,8 @@ var nonChanges = map[string]nonChange{
 		_, _ = env.Store.SetVariables(ctx, env.Owner, id, vars("server.bad", `{`))
 	},
 	"another owner's calls": func(ctx context.Context, env *StoreEnv, id string) {
+		ctx, cancel := context.WithTimeout(ctx, env.WaitLatency())
+		defer cancel()
 		for _, call := range isolationCalls {
 			_ = call(ctx, env.Store, env.Other, id)
 		}
@@ -115,6 +119,8 @@ var nonChanges = map[string]nonChange{
 		_, _ = env.Store.DeleteExpired(ctx)
 	},
 	"calls on a missing id": func(ctx context.Context, env *StoreEnv, id string) {
+		ctx, cancel := context.WithTimeout(ctx, env.WaitLatency())
+		defer cancel()
 		for _, call := range isolationCalls {
 			_ = call(ctx, env.Store, env.Owner, uuid.NewString())
 		}
