@@ -222,7 +222,7 @@ func TestSuiteBites(t *testing.T) {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d stores (%d broken) in %.1f s, %d at a time\n", len(stores), len(mutants), time.Since(start).Seconds(), procs())
-	fmt.Fprintf(&b, "%-58s %-16s %-16s %6s  %s\n", "store", "expected", "first failure", "secs", "all failed requirements")
+	fmt.Fprintf(&b, "%-62s %-16s %-16s %6s  %s\n", "store", "expected", "first failure", "secs", "all failed requirements")
 	for i, m := range stores {
 		want := m.want
 		if want == "" {
@@ -232,7 +232,7 @@ func TestSuiteBites(t *testing.T) {
 		if first == "" {
 			first = "-"
 		}
-		fmt.Fprintf(&b, "%-58s %-16s %-16s %6.1f  %s\n", m.name, want, first, got[i].Seconds, strings.Join(keys(got[i].Failed), " "))
+		fmt.Fprintf(&b, "%-62s %-16s %-16s %6.1f  %s\n", m.name, want, first, got[i].Seconds, strings.Join(keys(got[i].Failed), " "))
 	}
 	t.Log("\n" + b.String())
 }
