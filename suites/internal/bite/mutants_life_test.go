@@ -149,7 +149,7 @@ func (s *statusOverlay) Transition(ctx context.Context, owner tasks.Owner, id st
 		if cur.Status.Terminal() {
 			return s.tracker.Transition(ctx, owner, id, to, msg)
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 		r, err := s.tracker.Transition(ctx, owner, id, to, msg)
 		if !errors.Is(err, tasks.ErrInvalidTransition) {
 			return r, err
@@ -226,7 +226,7 @@ func (s racyVersion) Transition(ctx context.Context, owner tasks.Owner, id strin
 	if err != nil {
 		return before, err
 	}
-	time.Sleep(time.Millisecond)
+	time.Sleep(5 * time.Millisecond)
 	r, err := s.tracker.Transition(ctx, owner, id, to, msg)
 	if err == nil {
 		r.Version = before.Version + 1
@@ -301,7 +301,7 @@ func (s counter) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePa
 		return tasks.Record{}, &tasks.Error{Op: "create", Err: tasks.ErrLimit, Detail: fmt.Sprintf("%d active tasks", n)}
 	}
 	if s.mode == countRacy {
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 	return s.tracker.Create(ctx, owner, p)
 }
