@@ -199,6 +199,16 @@ var _ = describeStore("Pagination", "pagination", func(env *StoreEnv) {
 		stop := make(chan struct{})
 		created := make(chan string, 200)
 		wg.Add(1)
+		st, owner, clock := env.Store, env.Owner, env.Clock
+		stopped := false
+		halt := func() {
+			if !stopped {
+				stopped = true
+				close(stop)
+				wg.Wait()
+			}
+		}
+		defer halt() // also when the listing fails the spec
 		go func() {
 			defer GinkgoRecover()
 			defer wg.Done()
@@ -210,17 +220,16 @@ var _ = describeStore("Pagination", "pagination", func(env *StoreEnv) {
 				default:
 				}
 				if i%5 == 0 {
-					env.Clock.Advance(time.Millisecond)
+					clock.Advance(time.Millisecond)
 				}
-				r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call"})
+				r, err := st.Create(ctx, owner, tasks.CreateParams{Method: "tools/call"})
 				if err == nil {
 					created <- r.ID
 				}
 			}
 		}()
 		got := listAll(ctx, env, env.Owner, 4)
-		close(stop)
-		wg.Wait()
+		halt()
 		extra := map[string]bool{}
 		for id := range created {
 			extra[id] = true

@@ -131,7 +131,7 @@ func runChild(dir string, i int, m mutant) outcome {
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Run(); err != nil {
-		return outcome{Error: fmt.Sprintf("child process: %v\n%s", err, tail(stderr.String(), 2000))}
+		return outcome{Error: fmt.Sprintf("child process: %v\n%s", err, tail(stderr.String(), 6000))}
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
