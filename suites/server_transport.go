@@ -133,10 +133,3 @@ var _ = describeServer("Streamable HTTP transport", "transport", func(env *Serve
 		}
 	})
 })
-
-func statusOf(rr *client.RawResponse) int {
-	if rr == nil {
-		return 0
-	}
-	return rr.StatusCode
-}
