@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -60,6 +61,10 @@ func main() {
 	os.Exit(code)
 }
 
+// StderrLog is the file in the report directory that receives the stderr
+// of every server process of a stdio run.
+const StderrLog = "server-stderr.log"
+
 // fakeT is the GinkgoTestingT Ginkgo needs outside go test.
 type fakeT struct{ failed bool }
 
@@ -92,7 +97,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer cancel()
 	impl := ""
 	profile := suites.Profile(c.profile)
-	if len(cfg.URLs) == 0 {
+	if cfg.Stdio() {
+		if err := os.MkdirAll(c.reportDir, 0o755); err == nil {
+			if f, err := os.Create(filepath.Join(c.reportDir, StderrLog)); err == nil {
+				defer f.Close()
+				cfg.Stderr = f
+			}
+		}
+		fmt.Fprintf(stdout, "Certifying the stdio server started by: %s\n", strings.Join(cfg.Command, " "))
+	}
+	if len(cfg.URLs) == 0 && !cfg.Stdio() {
 		// The reference server is the toolkit's own: its rules bind.
 		if profile == "" {
 			profile = suites.ProfileToolkit
@@ -112,6 +126,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	init, caps, tools, err := suites.Probe(pctx, cfg)
 	pcancel()
 	if err != nil {
+		if cfg.Stdio() {
+			fmt.Fprintf(stderr, "conformance: the server started by %q did not complete the MCP handshake: %v\n", strings.Join(cfg.Command, " "), err)
+			fmt.Fprintln(stderr, "No specs were run. Check that the command speaks newline-delimited JSON-RPC on stdin/stdout (logs go to stderr).")
+			return exitHarness
+		}
 		if suites.Unreachable(err) {
 			fmt.Fprintf(stderr, "conformance: cannot reach the server at %s: %v\n", report.Redact(cfg.URLs[0]), err)
 		} else {
@@ -134,8 +153,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if profile == "" {
 		profile = suites.ProfileMCP
 	}
-	if len(cfg.HeadersB) > 0 {
+	if len(cfg.HeadersB) > 0 || len(cfg.CommandB) > 0 {
 		inferred = append(inferred, "identity-b")
+	}
+	if cfg.Stdio() {
+		inferred = append(inferred, "transport:stdio")
 	}
 	auth := suites.DetectAuthorization(ctx, cfg)
 	switch {
@@ -149,7 +171,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	fmt.Fprintf(stdout, "Server: %s %s, protocol %s, declares: %s\n", init.ServerInfo.Name, init.ServerInfo.Version,
 		init.ProtocolVersion, orNone(caps.Names()))
-	if len(cfg.HeadersB) > 0 && !auth.Contexts {
+	if (len(cfg.HeadersB) > 0 || len(cfg.CommandB) > 0) && !auth.Contexts {
 		fmt.Fprintf(stdout, "Identity B is not a second authorization context (%s): the requirements binding tasks to an authorization context are not judged.\n", auth.Reason)
 	}
 
@@ -158,6 +180,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stderr, "conformance: the suite did not run to completion")
 	}
 	targets := slices.Clone(cfg.URLs)
+	if cfg.Stdio() {
+		targets = []string{cfg.Target()}
+		if len(cfg.CommandB) > 0 {
+			targets = append(targets, "stdio (identity B): "+strings.Join(cfg.CommandB, " "))
+		}
+	}
 	meta := report.Meta{
 		Mode:           string(suites.ModeServer),
 		Tool:           report.Tool{Name: report.ToolName},
