@@ -405,25 +405,9 @@ func DescribeServer(cfg ServerConfig, opts ...Option) bool {
 // certify more configurations.
 func RunServer(t *testing.T, cfg ServerConfig, opts ...Option) {
 	t.Helper()
-	if err := cfg.Validate(); err != nil {
+	if _, err := CertifyServer(t.Context(), t, cfg, opts...); err != nil {
 		t.Fatalf("suites.RunServer: %v", err)
 	}
-	o := newOptions(opts)
-	if o.target == "" {
-		o.target = cfg.Target()
-	}
-	DescribeServer(cfg, opts...)
-	if o.reportDir != "" {
-		ginkgo.ReportAfterSuite("mcptasks conformance report", func(r ginkgo.Report) {
-			if err := writeReports(r, ModeServer, o); err != nil {
-				ginkgo.Fail(HarnessErrorPrefix + "writing the conformance report: " + err.Error())
-			}
-		})
-	}
-	gomega.RegisterFailHandler(ginkgo.Fail)
-	sc, rc := ginkgo.GinkgoConfiguration()
-	sc.LabelFilter = andFilters(sc.LabelFilter, o.labelFilter)
-	ginkgo.RunSpecs(t, "mcptasks server conformance", sc, rc)
 }
 
 // ServerEnv is what a server spec sees: a connected client for identity A

@@ -46,6 +46,9 @@ type config struct {
 	noColor      bool
 	version      bool
 	seed         int64
+	timeoutScale float64
+	// tty is true when stdout is a terminal (set by run, not a flag).
+	tty bool
 }
 
 // usageError is a mistake in flags or environment (exit 2).
@@ -81,6 +84,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	fs.BoolVar(&c.verbose, "v", false, "print every spec as it runs")
 	fs.BoolVar(&c.noColor, "no-color", false, "no colours in the console output")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
+	fs.Float64Var(&c.timeoutScale, "timeout-scale", 1, "multiply the time limits of the specs (spec timeout, task waits, expiry budget) by this factor, for servers with slow fixtures")
 	fs.Int64Var(&c.seed, "seed", 0, "random seed for spec order (default: time based)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: conformance [--server URL [--server URL2] | --command 'CMD ARGS' [--command-b 'CMD ARGS']] [flags]\n\n"+
@@ -160,6 +164,19 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	}
 	if v, ok := env("auth-contexts"); ok {
 		c.authContexts = v
+	}
+	if v, ok := env("timeout-scale"); ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, usagef("%sTIMEOUT_SCALE: %v", EnvPrefix, err)
+		}
+		c.timeoutScale = f
+	}
+	if c.timeoutScale <= 0 {
+		return nil, usagef("--timeout-scale must be above 0, got %v", c.timeoutScale)
+	}
+	if getenv("NO_COLOR") != "" && !set["no-color"] {
+		c.noColor = true
 	}
 	if c.profile != "" {
 		if _, err := suites.ParseProfile(c.profile); err != nil {
