@@ -559,6 +559,12 @@ func (env *ServerEnv) evidence() string {
 	if x != nil {
 		fmt.Fprintf(&b, "\nsent: %s", excerpt(x.Sent, 300))
 		switch {
+		case env.Config.Stdio() && x.Err != nil && len(bytes.TrimSpace(x.Body)) == 0:
+			fmt.Fprintf(&b, "\ncame back over stdio: no answer (%v)", x.Err)
+		case env.Config.Stdio() && len(bytes.TrimSpace(x.Body)) == 0:
+			b.WriteString("\ncame back over stdio: no answer")
+		case env.Config.Stdio():
+			fmt.Fprintf(&b, "\ncame back over stdio: %s", excerpt(x.Body, 500))
 		case x.HTTPStatus == 0 && x.Err != nil:
 			fmt.Fprintf(&b, "\ncame back: no answer (%v)", x.Err)
 		case len(bytes.TrimSpace(x.Body)) == 0:
