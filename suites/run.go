@@ -210,11 +210,29 @@ func runSuite(t ginkgo.GinkgoTestingT, mode Mode, title string, register func(),
 		rc.Verbose, rc.NoColor, rc.Succinct = o.verbose, o.noColor, !o.verbose
 	}
 	ginkgo.RunSpecs(t, title, sc, rc)
+	rep := o.report(captured, mode, meta)
+	if captured.StartTime.IsZero() {
+		rep.HarnessErrors = append(rep.HarnessErrors, "the suite did not run to completion")
+	}
+	return captured, rep
+}
+
+// BuildReport builds the conformance report of a run the caller ran
+// itself with DescribeServer or DescribeStore (pass the Ginkgo report of
+// a ReportAfterSuite and the options given to Describe…). It fills the
+// report the way RunServer, RunStore and the command do, apart from what
+// only a probe of the server tells (declared and inferred features).
+func BuildReport(gr ginkgo.Report, mode Mode, opts ...Option) *report.Report {
+	return newOptions(opts).report(gr, mode, report.Meta{})
+}
+
+// report completes meta from the options and builds the report.
+func (o *options) report(gr ginkgo.Report, mode Mode, meta report.Meta) *report.Report {
 	meta.Mode = string(mode)
 	if meta.SchemaSHA256 = o.schemaSHA256; meta.SchemaSHA256 == "" {
 		meta.SchemaSHA256 = schema.SchemaSHA256
 	}
-	meta.LabelFilter = captured.SuiteConfig.LabelFilter
+	meta.LabelFilter = gr.SuiteConfig.LabelFilter
 	meta.Strict = o.strict
 	meta.Profile = string(o.profileFor(mode))
 	if o.implName != "" {
@@ -223,11 +241,7 @@ func runSuite(t ginkgo.GinkgoTestingT, mode Mode, title string, register func(),
 	if len(meta.Targets) == 0 && o.target != "" {
 		meta.Targets = []string{o.target}
 	}
-	rep := report.FromGinkgo(captured, ReportLookup, meta)
-	if captured.StartTime.IsZero() {
-		rep.HarnessErrors = append(rep.HarnessErrors, "the suite did not run to completion")
-	}
-	return captured, rep
+	return report.FromGinkgo(gr, ReportLookup, meta)
 }
 
 func orNothing(xs []string) string {

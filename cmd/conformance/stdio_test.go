@@ -109,6 +109,8 @@ func TestStdioUsageAndHarnessErrors(t *testing.T) {
 		{"--command", "x", "--header", "A: b"},
 		{"--command-b", "x"},
 		{"--command", "'unterminated"},
+		{"--timeout-scale", "0"},
+		{"--timeout-scale", "x"},
 	} {
 		if code, _, stderr := runCLI(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
