@@ -33,7 +33,6 @@ import (
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/suites"
 	"github.com/mcptasks/mcptasks/suites/report"
-	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
 // Exit codes, shared with the report package.
@@ -202,21 +201,6 @@ func printSummary(w io.Writer, r *report.Report, dir string) {
 	fmt.Fprintf(w, "Reports written to %s\n", dir)
 }
 
-// firstLine shortens a failure message to one line for the console: the
-// first line, joined with the next ones when it only introduces them
-// ("Unexpected error:").
-func firstLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	out := strings.TrimSpace(lines[0])
-	for i := 1; i < len(lines) && i < 4 && strings.HasSuffix(out, ":"); i++ {
-		out += " " + strings.TrimSpace(lines[i])
-	}
-	if len(out) > 200 {
-		out = out[:200] + "…"
-	}
-	return out
-}
-
 // listRequirements prints the server requirements by running the suite
 // as a dry run.
 func listRequirements(w io.Writer) int {
@@ -262,21 +246,4 @@ func versionString() string {
 	return out
 }
 
-func orNone(xs []string) string {
-	if len(xs) == 0 {
-		return "no task capabilities"
-	}
-	return strings.Join(xs, ", ")
-}
-
 func sortStrings(xs []string) { sort.Strings(xs) }
-
-// findTool looks a tool up by name.
-func findTool(tools []client.Tool, name string) (client.Tool, bool) {
-	for _, t := range tools {
-		if t.Name == name && name != "" {
-			return t, true
-		}
-	}
-	return client.Tool{}, false
-}
