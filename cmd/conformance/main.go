@@ -138,7 +138,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		suites.WithReportDir(c.reportDir),
 		suites.WithTimeoutScale(c.timeoutScale),
 		suites.WithConsole(c.verbose, c.noColor),
-		suites.WithProgress(stdout, c.tty && !c.noColor),
+		suites.WithProgress(stdout, c.tty),
 	}
 	if impl != "" {
 		opts = append(opts, suites.WithImplementation(impl, ""))
