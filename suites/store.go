@@ -12,6 +12,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/suites/report"
 	"github.com/mcptasks/mcptasks/tasks"
 )
 
@@ -120,18 +121,12 @@ func DescribeStore(f StoreFactory, opts ...Option) bool {
 func RunStore(t *testing.T, f StoreFactory, opts ...Option) {
 	t.Helper()
 	o := newOptions(opts)
-	DescribeStore(f, opts...)
+	gr, rep := runSuite(t, ModeStore, "mcptasks store conformance", func() { DescribeStore(f, opts...) }, o, report.Meta{})
 	if o.reportDir != "" {
-		ginkgo.ReportAfterSuite("mcptasks conformance report", func(r ginkgo.Report) {
-			if err := writeReports(r, ModeStore, o); err != nil {
-				ginkgo.Fail(HarnessErrorPrefix + "writing the conformance report: " + err.Error())
-			}
-		})
+		if err := report.WriteAll(o.reportDir, rep, gr); err != nil {
+			t.Errorf("suites.RunStore: writing the conformance report: %v", err)
+		}
 	}
-	gomega.RegisterFailHandler(ginkgo.Fail)
-	sc, rc := ginkgo.GinkgoConfiguration()
-	sc.LabelFilter = andFilters(sc.LabelFilter, o.labelFilter)
-	ginkgo.RunSpecs(t, "mcptasks store conformance", sc, rc)
 }
 
 // andFilters combines two label filters, either of which may be empty.
