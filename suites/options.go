@@ -1,6 +1,9 @@
 package suites
 
-import "time"
+import (
+	"io"
+	"time"
+)
 
 // Option tunes RunStore and DescribeStore (and, through the same type, the
 // server half of the suite).
@@ -19,6 +22,17 @@ type options struct {
 	target       string
 	strict       bool
 	profile      Profile
+
+	// Read by the run engine only (run.go).
+	focus        string
+	seed         int64
+	runTimeout   time.Duration
+	verbose      bool
+	noColor      bool
+	consoleSet   bool
+	progress     io.Writer
+	progressTTY  bool
+	timeoutScale float64
 }
 
 // profileFor is the profile of a run in mode: the one chosen, else the

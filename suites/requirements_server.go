@@ -35,7 +35,7 @@ var serverRequirements = []Requirement{
 	{ID: "TASKS-XPORT-028", Level: LevelMust, Section: secTransports + " › Resumability and Redelivery", Feature: "core", Summary: "SSE event ids, when present, are never reused within a session."},
 	{ID: "TASKS-XPORT-004", Level: LevelMust, Section: secTransports + " › Security Warning", Feature: "core", Summary: "A request carrying an Origin the server does not accept gets HTTP 403."},
 	{ID: "TASKS-INIT-001", Level: LevelMust, Section: secLifecycle + " § Initialization", Feature: "core", Summary: "Nothing but initialize opens a connection: earlier task requests are turned away."},
-	{ID: "TASKS-XPORT-009", Level: LevelMust, Section: secTransports + " › Sending Messages to the Server", Feature: "core", Summary: "A posted body that is no valid JSON-RPC message is refused with an HTTP error status."},
+	{ID: "TASKS-XPORT-009", Level: LevelMust, Section: secTransports + " › Sending Messages to the Server", Feature: "core", Summary: "A posted notification or response the server does not accept is refused with an HTTP error status, not a 2xx."},
 	{ID: "TASKS-XPORT-021", Level: LevelShould, Section: secTransports + " › Sending Messages to the Server", Feature: "core", Summary: "A dropped connection is not taken as a cancellation: the task keeps running."},
 	{ID: "TASKS-XPORT-026", Level: LevelMust, Section: secTransports + " › Listening for Messages from the Server", Feature: "core", Summary: "Outside resumption, the GET stream never carries a JSON-RPC response."},
 	{ID: "TASKS-XPORT-038", Level: LevelShould, Section: secTransports + " › Session Management", Feature: "core", Summary: "A server that hands out session ids answers requests missing one with HTTP 400."},

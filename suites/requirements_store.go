@@ -81,6 +81,17 @@ var storeRequirements = []Requirement{
 	{ID: "MCPT-WAIT-002", Level: LevelMust, Section: secStore + " § Wait", Feature: "core", Summary: "Wait returns at once when the task already changed after the given version."},
 	{ID: "MCPT-WAIT-003", Level: LevelMust, Section: secStore + " § Wait", Feature: "core", Summary: "Wait ends with the context's error when the context is done."},
 	{ID: "MCPT-WAIT-004", Level: LevelMust, Section: secStore + " § Wait", Feature: "core", Summary: "Wait reports not-found for a missing task, another owner's task, or one that disappears while waiting."},
+	{ID: "MCPT-LIFE-007", Level: LevelMust, Section: secStore + " § Store", Feature: "core", Summary: "The store keeps its own copy of every argument: changing a variables map, a value's bytes, an outcome or a ttl after the call never changes the stored task."},
+	{ID: "MCPT-LIFE-008", Level: LevelMust, Section: secStore + " § Store", Feature: "core", Summary: "Every change returns the task as it stands after the change, field for field what a following Get and List show."},
+	{ID: "MCPT-LIFE-009", Level: LevelMust, Section: secStore + " § Complete", Feature: "core", Summary: "Complete stores the status message it is given with the terminal status."},
+	{ID: "MCPT-TIME-001", Level: LevelMust, Section: secStore + " § Record.Version", Feature: "core", Summary: "Reads, waits, refused calls and changes of other tasks leave a task's version and lastUpdatedAt as they were."},
+	{ID: "MCPT-TTL-008", Level: LevelMust, Section: secStore + " § Record.ExpiresAt", Feature: "core", Summary: "The expiry is createdAt plus the ttl, fixed at creation: later changes never move it."},
+	{ID: "MCPT-RES-004", Level: LevelMust, Section: secStore + " § Outcome", Feature: "core", Summary: "An outcome comes back byte for byte: integers beyond 2^53, escapes, unicode, key order and spacing survive, and error codes keep all 64 bits."},
+	{ID: "MCPT-VAR-006", Level: LevelMust, Section: secStore + " § SetVariables", Feature: "core", Summary: "Variable values come back byte for byte, only the spaces around them trimmed."},
+	{ID: "MCPT-LIMIT-004", Level: LevelMust, Section: secStore + " § Config.MaxTasksPerOwner", Feature: "core", Summary: "A negative per-owner cap means no cap."},
+	{ID: "MCPT-PAGE-004", Level: LevelMust, Section: secStore + " § List", Feature: "core", Summary: "Tasks that expire or are deleted between the pages of a listing never make a surviving task repeat or go missing."},
+	{ID: "MCPT-LEASE-001", Level: LevelMust, Section: secStore + " § LeaseStore.RenewLease", Feature: "leases", Summary: "RenewLease succeeds on the owner's live tasks, changes nothing on terminal ones, and reports not-found for missing, expired or other owners' tasks."},
+	{ID: "MCPT-LEASE-002", Level: LevelMust, Section: secStore + " § LeaseStore.ReapExpiredLeases", Feature: "leases", Summary: "Reaping ends, as failed with a lost-worker error, exactly the non-terminal tasks of every owner whose latest lease has lapsed, and counts them."},
 }
 
 // StoreRequirements returns the requirements the store specs test.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -99,9 +100,26 @@ type ServerConfig struct {
 	// without credentials). Only then are the requirements that bind
 	// tasks to an authorization context judged.
 	AuthContexts AuthContexts
+	// Command, instead of URLs, certifies a server spoken to over stdio:
+	// every client of a spec starts this command (argv; leading
+	// NAME=value words set environment variables) as its own child
+	// process, writes newline-delimited JSON-RPC to its stdin, reads its
+	// stdout and kills it when the spec ends. Rules of the Streamable
+	// HTTP transport are then not-applicable.
+	Command []string
+	// CommandB starts the processes of identity B in a stdio run. It must
+	// be another principal on the same backing store as Command (for
+	// example the same SQLite file): with separate stores isolation
+	// would hold trivially. Without it the isolation specs are
+	// not-supported.
+	CommandB []string
+	// Stderr, when set, also receives everything the server processes of
+	// a stdio run write on stderr.
+	Stderr io.Writer
 }
 
 func (c ServerConfig) withDefaults() ServerConfig {
+	c = c.stdioDefaults()
 	if c.TaskTimeout <= 0 {
 		c.TaskTimeout = 15 * time.Second
 	}
@@ -186,13 +204,20 @@ func (c ServerConfig) FixtureArguments(role string, args map[string]any) map[str
 
 // Validate reports configuration mistakes a person can fix.
 func (c ServerConfig) Validate() error {
-	if len(c.URLs) == 0 {
-		return errors.New("no server URL")
-	}
-	if len(c.URLs) > 2 {
+	switch {
+	case c.Stdio():
+		if err := c.validateStdio(); err != nil {
+			return err
+		}
+	case len(c.URLs) == 0:
+		return errors.New("no server URL or command")
+	case len(c.URLs) > 2:
 		return fmt.Errorf("at most two server URLs, got %d", len(c.URLs))
 	}
 	for _, u := range c.URLs {
+		if c.Stdio() {
+			break
+		}
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 			return fmt.Errorf("server URL %q is not an http(s) URL", u)
@@ -303,6 +328,9 @@ func Probe(ctx context.Context, cfg ServerConfig) (*client.InitializeResult, Cap
 	if err := cfg.Validate(); err != nil {
 		return nil, Capabilities{}, nil, err
 	}
+	if cfg.Stdio() {
+		return probeStdio(ctx, cfg)
+	}
 	c := client.New(cfg.URLs[0], client.WithHeaders(cfg.Headers), client.WithHTTPClient(cfg.HTTPClient),
 		client.WithClientInfo("mcptasks-conformance", "probe"))
 	init, err := c.Connect(ctx)
@@ -361,6 +389,7 @@ func DescribeServer(cfg ServerConfig, opts ...Option) bool {
 			// the last exchange with the server and the spec section.
 			gomega.RegisterFailHandler(env.failWithEvidence)
 			ginkgo.DeferCleanup(func() { gomega.RegisterFailHandler(ginkgo.Fail) })
+			env.skipHTTPOnly()
 			env.setup(ctx)
 		})
 		for _, g := range serverGroups {
@@ -376,25 +405,9 @@ func DescribeServer(cfg ServerConfig, opts ...Option) bool {
 // certify more configurations.
 func RunServer(t *testing.T, cfg ServerConfig, opts ...Option) {
 	t.Helper()
-	if err := cfg.Validate(); err != nil {
+	if _, err := CertifyServer(t.Context(), t, cfg, opts...); err != nil {
 		t.Fatalf("suites.RunServer: %v", err)
 	}
-	o := newOptions(opts)
-	if o.target == "" {
-		o.target = cfg.URLs[0]
-	}
-	DescribeServer(cfg, opts...)
-	if o.reportDir != "" {
-		ginkgo.ReportAfterSuite("mcptasks conformance report", func(r ginkgo.Report) {
-			if err := writeReports(r, ModeServer, o); err != nil {
-				ginkgo.Fail(HarnessErrorPrefix + "writing the conformance report: " + err.Error())
-			}
-		})
-	}
-	gomega.RegisterFailHandler(ginkgo.Fail)
-	sc, rc := ginkgo.GinkgoConfiguration()
-	sc.LabelFilter = andFilters(sc.LabelFilter, o.labelFilter)
-	ginkgo.RunSpecs(t, "mcptasks server conformance", sc, rc)
 }
 
 // ServerEnv is what a server spec sees: a connected client for identity A
@@ -413,7 +426,8 @@ type ServerEnv struct {
 	// Tools are the server's tools by name, from tools/list.
 	Tools map[string]client.Tool
 
-	opts *options
+	opts     *options
+	children stdioChildren
 
 	authOnce sync.Once
 	auth     Authorization
@@ -436,6 +450,7 @@ func (env *ServerEnv) setup(ctx context.Context) {
 	env.created = nil
 	env.last = nil
 	env.mu.Unlock()
+	env.children = stdioChildren{}
 	env.A, env.Init, env.Caps, env.Tools = nil, nil, Capabilities{}, nil
 	if err := env.Config.Validate(); err != nil {
 		HarnessError("invalid server configuration: %v", err)
@@ -544,6 +559,12 @@ func (env *ServerEnv) evidence() string {
 	if x != nil {
 		fmt.Fprintf(&b, "\nsent: %s", excerpt(x.Sent, 300))
 		switch {
+		case env.Config.Stdio() && x.Err != nil && len(bytes.TrimSpace(x.Body)) == 0:
+			fmt.Fprintf(&b, "\ncame back over stdio: no answer (%v)", x.Err)
+		case env.Config.Stdio() && len(bytes.TrimSpace(x.Body)) == 0:
+			b.WriteString("\ncame back over stdio: no answer")
+		case env.Config.Stdio():
+			fmt.Fprintf(&b, "\ncame back over stdio: %s", excerpt(x.Body, 500))
 		case x.HTTPStatus == 0 && x.Err != nil:
 			fmt.Fprintf(&b, "\ncame back: no answer (%v)", x.Err)
 		case len(bytes.TrimSpace(x.Body)) == 0:
@@ -555,6 +576,7 @@ func (env *ServerEnv) evidence() string {
 	if r, ok := Lookup(currentRequirement()); ok {
 		fmt.Fprintf(&b, "\nspec: %s (%s, %s)", r.Section, r.ID, r.Level)
 	}
+	b.WriteString(env.children.stderr(1000))
 	return b.String()
 }
 
@@ -614,7 +636,12 @@ func (env *ServerEnv) NewClient(u string, headers http.Header, opts ...client.Op
 		client.WithExchangeObserver(env.recordExchange),
 		client.WithRequestHandler(answerElicitation),
 	}
-	c := client.New(u, append(base, opts...)...)
+	var c *client.Client
+	if env.Config.Stdio() {
+		c = env.newStdioClient(headers, append(base, opts...))
+	} else {
+		c = client.New(u, append(base, opts...)...)
+	}
 	ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
 		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
@@ -639,7 +666,7 @@ func (env *ServerEnv) Connect(ctx context.Context, u string, headers http.Header
 func (env *ServerEnv) B(ctx context.Context) *client.Client {
 	ginkgo.GinkgoHelper()
 	if len(env.Config.HeadersB) == 0 {
-		NotSupported("no second identity configured (headers for identity B)")
+		env.noIdentityB()
 	}
 	return env.Connect(ctx, env.Config.URLs[0], env.Config.HeadersB)
 }

@@ -69,6 +69,9 @@ type Authorization struct {
 // authorization requirement is judged on a guess.
 func DetectAuthorization(ctx context.Context, cfg ServerConfig) Authorization {
 	cfg = cfg.withDefaults()
+	if cfg.Stdio() {
+		return stdioAuthorization(cfg)
+	}
 	var a Authorization
 	probe := probeUnknown
 	if len(cfg.URLs) > 0 {
@@ -167,7 +170,7 @@ func (env *ServerEnv) authorization(ctx context.Context) Authorization {
 func (env *ServerEnv) AuthB(ctx context.Context) *client.Client {
 	ginkgo.GinkgoHelper()
 	if len(env.Config.HeadersB) == 0 {
-		NotSupported("no second identity configured (headers for identity B)")
+		env.noIdentityB()
 	}
 	if a := env.authorization(ctx); !a.Contexts {
 		NotSupported("identity B is not a second authorization context: %s. This requirement binds tasks to authorization contexts; "+

@@ -12,6 +12,9 @@ var _ = describeServer("Several instances on one store", "multi-instance", func(
 	// not-supported with a single URL.
 	second := func(ctx SpecContext) *client.Client {
 		GinkgoHelper()
+		if env.Config.Stdio() {
+			NotApplicable("a stdio server is one process per connection: there is no second instance to reach")
+		}
 		if len(env.Config.URLs) < 2 {
 			NotApplicable("only one server URL configured (give --server twice to certify two instances sharing a store)")
 		}

@@ -2,7 +2,9 @@ package suites
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -66,10 +68,36 @@ var _ = describeServer("Streamable HTTP transport", "transport", func(env *Serve
 		Expect(httpStatus(err)).To(Equal(http.StatusNotFound), "a request on the ended session got %s", outcome(err))
 	})
 
-	env.It("refuses a posted message that is not valid JSON-RPC with an HTTP error", "TASKS-XPORT-009", func(ctx SpecContext) {
-		rr, err := env.A.PostRaw(ctx, []byte(`{"jsonrpc":"2.0","params":{}}`))
-		Expect(err).To(HaveOccurred(), "a message with neither method nor id was accepted (HTTP %d)", statusOf(rr))
-		Expect(httpStatus(err)).To(BeNumerically(">=", 400), "%v", err)
+	// The transport rule covers notifications and responses only: the
+	// server either accepts one (202, judged by TASKS-XPORT-008) or refuses
+	// it with an HTTP error status. A body that is neither (no method, no
+	// id) is outside the sentence, so it is not posted here. What breaks
+	// this rule is a refusal without an error status: a JSON-RPC error
+	// served with 2xx.
+	env.It("refuses a notification or response it cannot accept only with an HTTP error status", "TASKS-XPORT-009", func(ctx SpecContext) {
+		for _, body := range []string{
+			`{"jsonrpc":"2.0","id":"mcptasks-never-sent","result":{}}`,
+			`{"jsonrpc":"2.0","id":"mcptasks-never-sent-either","error":{"code":-32603,"message":"no such request"}}`,
+			`{"jsonrpc":"2.0","method":"notifications/mcptasks/unknown","params":{}}`,
+		} {
+			rr, err := env.A.PostRaw(ctx, []byte(body))
+			if status := httpStatus(err); status >= 400 {
+				continue // refused with an HTTP error status
+			}
+			checkCall(err, "POST %s", body)
+			if rr.StatusCode == http.StatusAccepted {
+				continue // accepted; the empty body is TASKS-XPORT-008's rule
+			}
+			var msg struct {
+				Error json.RawMessage `json:"error"`
+			}
+			if json.Unmarshal(rr.Body, &msg) == nil && len(msg.Error) > 0 {
+				env.failf("the server refused %s with a JSON-RPC error but HTTP %d; a notification or response it cannot accept must get an HTTP error status (e.g. 400): %s",
+					body, rr.StatusCode, truncateRaw(rr.Body))
+			}
+			AddReportEntry("not 202", fmt.Sprintf("%s was answered with HTTP %d and no JSON-RPC error (accepted; the 202 rule is TASKS-XPORT-008's)", body, rr.StatusCode),
+				ReportEntryVisibilityFailureOrVerbose)
+		}
 	})
 
 	env.It("keeps a task running when the client drops a pending tasks/result", "TASKS-XPORT-021", func(ctx SpecContext) {
@@ -105,10 +133,3 @@ var _ = describeServer("Streamable HTTP transport", "transport", func(env *Serve
 		}
 	})
 })
-
-func statusOf(rr *client.RawResponse) int {
-	if rr == nil {
-		return 0
-	}
-	return rr.StatusCode
-}

@@ -9,8 +9,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/suites/report"
 	"github.com/mcptasks/mcptasks/tasks"
 )
 
@@ -22,8 +24,13 @@ import (
 // failure of the store.
 type StoreFactory func(tb testing.TB, cfg tasks.Config) (tasks.Store, error)
 
-// SuiteEpoch is where the fake clock handed to store factories starts.
-func SuiteEpoch() time.Time { return time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC) }
+// SuiteEpoch is where the fake clock handed to store factories starts. It
+// lies deliberately between two milliseconds (0.345678 ms past one), so a
+// store that keeps the clock's raw reading instead of tasks.Config.Now,
+// which truncates to the millisecond, shows timestamps the specs reject.
+func SuiteEpoch() time.Time {
+	return time.Date(2026, time.January, 1, 0, 0, 0, 345_678, time.UTC)
+}
 
 // StoreEnv is what a store spec sees: the store under test, the fake clock
 // it runs on, the configuration it was built with, and two fresh owners.
@@ -114,18 +121,12 @@ func DescribeStore(f StoreFactory, opts ...Option) bool {
 func RunStore(t *testing.T, f StoreFactory, opts ...Option) {
 	t.Helper()
 	o := newOptions(opts)
-	DescribeStore(f, opts...)
+	gr, rep := runSuite(t, ModeStore, "mcptasks store conformance", func() { DescribeStore(f, opts...) }, o, report.Meta{})
 	if o.reportDir != "" {
-		ginkgo.ReportAfterSuite("mcptasks conformance report", func(r ginkgo.Report) {
-			if err := writeReports(r, ModeStore, o); err != nil {
-				ginkgo.Fail(HarnessErrorPrefix + "writing the conformance report: " + err.Error())
-			}
-		})
+		if err := report.WriteAll(o.reportDir, rep, gr); err != nil {
+			t.Errorf("suites.RunStore: writing the conformance report: %v", err)
+		}
 	}
-	gomega.RegisterFailHandler(ginkgo.Fail)
-	sc, rc := ginkgo.GinkgoConfiguration()
-	sc.LabelFilter = andFilters(sc.LabelFilter, o.labelFilter)
-	ginkgo.RunSpecs(t, "mcptasks store conformance", sc, rc)
 }
 
 // andFilters combines two label filters, either of which may be empty.
@@ -140,14 +141,18 @@ func andFilters(a, b string) string {
 }
 
 // It registers a spec that tests exactly one requirement: it carries the
-// requirement's labels and the suite's spec timeout.
+// requirement's labels and the suite's spec timeout. The spec is reported
+// (and ordered) at the line that called It, not inside this helper.
 func (env *StoreEnv) It(text, reqID string, body func(ctx ginkgo.SpecContext)) bool {
-	return ginkgo.It(text, Req(reqID), ginkgo.SpecTimeout(env.opts.specTimeout), body)
+	return ginkgo.It(text, Req(reqID), ginkgo.SpecTimeout(env.opts.specTimeout), ginkgo.Offset(1), body)
 }
 
-// Entry is a DescribeTable entry for exactly one requirement.
+// Entry is a DescribeTable entry for exactly one requirement, reported at
+// the line that called Entry.
 func (env *StoreEnv) Entry(text, reqID string, params ...any) ginkgo.TableEntry {
-	args := append([]any{Req(reqID), ginkgo.SpecTimeout(env.opts.specTimeout)}, params...)
+	// A CodeLocation decoration replaces the one Entry records (an Offset
+	// would be counted from inside Ginkgo's table code).
+	args := append([]any{Req(reqID), ginkgo.SpecTimeout(env.opts.specTimeout), types.NewCodeLocation(1)}, params...)
 	return ginkgo.Entry(text, args...)
 }
 

@@ -91,9 +91,10 @@ var _ = describeStore("Concurrency", "concurrency", func(env *StoreEnv) {
 			Expect(res.StatusMessage).To(Equal(fmt.Sprint(winner)), "the stored message is not the winner's")
 			switch winner % 3 {
 			case 0:
-				Expect(string(res.Outcome.Result)).To(MatchJSON(fmt.Sprintf(`{"winner":%d}`, winner)))
+				Expect(string(res.Outcome.Result)).To(Equal(fmt.Sprintf(`{"winner":%d}`, winner)))
 			case 1:
 				Expect(res.Outcome.Error.Code).To(Equal(int64(-32000 - winner)))
+				Expect(res.Outcome.Error.Message).To(Equal(fmt.Sprint(winner)))
 			default:
 				Expect(res.Outcome.Error.Code).To(Equal(int64(tasks.CodeRequestCancelled)))
 			}

@@ -63,13 +63,16 @@ var _ = describeStore("Isolation", "isolation", func(env *StoreEnv) {
 		call := isolationCalls[name]
 		r := env.CreateIn(ctx, env.Owner, status)
 		missing := uuid.NewString()
-		errOther := call(ctx, env.Store, env.Other, r.ID)
-		errMissing := call(ctx, env.Store, env.Other, missing)
+		bounded, cancel := context.WithTimeout(ctx, env.WaitLatency())
+		defer cancel()
+		errOther := call(bounded, env.Store, env.Other, r.ID)
+		errMissing := call(bounded, env.Store, env.Other, missing)
 		expectLikeMissing(errOther, r.ID, errMissing, missing, name)
 		after := mustGet(ctx, env, env.Owner, r.ID)
 		Expect(after.Version).To(Equal(r.Version), "%s by another owner changed the task", name)
 		Expect(after.Status).To(Equal(status))
 		Expect(after.Variables).NotTo(HaveKey("client.x"))
+		expectSameRecord(after, r, name+" by another owner")
 	}
 
 	DescribeTable("refuses get, result and cancel on another owner's task as if it did not exist",

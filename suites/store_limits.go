@@ -75,12 +75,25 @@ var _ = describeStore("Limits", "limits", func(env *StoreEnv) {
 			_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", TTL: &ttl})
 			Expect(err).NotTo(HaveOccurred())
 		}
-		env.Clock.Advance(3 * time.Second)
+		env.Clock.Advance(ttl - time.Millisecond)
+		_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call"})
+		expectLimit(err)
+		env.Clock.Advance(time.Millisecond) // the instant they expire
 		r := env.Create(ctx, env.Owner)
 		listed := listAll(ctx, env, env.Owner, 10)
 		Expect(listed).To(HaveLen(1), "the listing after the expiry")
 		Expect(listed[0].ID).To(Equal(r.ID))
 		Expect(mustGet(ctx, env, env.Owner, r.ID).ID).To(Equal(r.ID))
+	})
+
+	Context("with a negative cap", func() {
+		BeforeEach(func() { env.Config.MaxTasksPerOwner = -1 })
+		env.It("caps nothing", "MCPT-LIMIT-004", func(ctx SpecContext) {
+			for i := 0; i < 4*limitCap; i++ {
+				env.Create(ctx, env.Owner)
+			}
+			Expect(listAll(ctx, env, env.Owner, 50)).To(HaveLen(4 * limitCap))
+		})
 	})
 
 	env.It("counts the cap per owner", "MCPT-LIMIT-003", func(ctx SpecContext) {

@@ -121,7 +121,65 @@ var _ = describeStore("Pagination", "pagination", func(env *StoreEnv) {
 		page, err = env.Store.List(ctx, env.Owner, tasks.ListOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(page.Tasks).To(HaveLen(env.Config.PageSize))
+		page, err = env.Store.List(ctx, env.Owner, tasks.ListOptions{Limit: -3})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(page.Tasks).To(HaveLen(env.Config.PageSize), "a negative limit means the default")
+		page, err = env.Store.List(ctx, env.Owner, tasks.ListOptions{Limit: 9})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(page.Tasks).To(HaveLen(9), "a page asking for exactly all tasks")
+		Expect(page.NextCursor).To(BeEmpty(), "the page holds every task, so it is the last")
 	})
+
+	DescribeTable("stays exact while tasks vanish between its pages",
+		func(ctx SpecContext, sweep bool) {
+			// Twelve tasks, three per millisecond; every other one of the
+			// first eight expires after the first page has been read.
+			short := 2 * time.Second
+			var live []string
+			for i := 0; i < 12; i++ {
+				if i%3 == 0 {
+					env.Clock.Advance(time.Millisecond)
+				}
+				p := tasks.CreateParams{Method: "tools/call"}
+				if i < 8 && i%2 == 0 {
+					p.TTL = &short
+				}
+				r, err := env.Store.Create(ctx, env.Owner, p)
+				Expect(err).NotTo(HaveOccurred())
+				if p.TTL == nil {
+					live = append(live, r.ID)
+				}
+			}
+			first, err := env.Store.List(ctx, env.Owner, tasks.ListOptions{Limit: 3})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(first.Tasks).To(HaveLen(3))
+			Expect(first.NextCursor).NotTo(BeEmpty())
+			env.Clock.Advance(short)
+			if sweep {
+				_, err := env.Store.DeleteExpired(ctx)
+				Expect(err).NotTo(HaveOccurred())
+			}
+			got := append([]tasks.Record(nil), first.Tasks...)
+			cursor := first.NextCursor
+			for pages := 0; cursor != ""; pages++ {
+				Expect(pages).To(BeNumerically("<", 20), "List never ends")
+				page, err := env.Store.List(ctx, env.Owner, tasks.ListOptions{Cursor: cursor, Limit: 3})
+				Expect(err).NotTo(HaveOccurred())
+				got = append(got, page.Tasks...)
+				cursor = page.NextCursor
+			}
+			count := map[string]int{}
+			for _, r := range got {
+				count[r.ID]++
+			}
+			for _, id := range live {
+				Expect(count[id]).To(Equal(1), "task %s, alive all along, listed %d times", id, count[id])
+			}
+			expectListOrder(got)
+		},
+		env.Entry("when they expire", "MCPT-PAGE-004", false),
+		env.Entry("when they are deleted", "MCPT-PAGE-004", true),
+	)
 
 	env.It("lists every task the owner can get, in any status", "TASKS-LIST-004", func(ctx SpecContext) {
 		var ids []string
@@ -141,6 +199,16 @@ var _ = describeStore("Pagination", "pagination", func(env *StoreEnv) {
 		stop := make(chan struct{})
 		created := make(chan string, 200)
 		wg.Add(1)
+		st, owner, clock := env.Store, env.Owner, env.Clock
+		stopped := false
+		halt := func() {
+			if !stopped {
+				stopped = true
+				close(stop)
+				wg.Wait()
+			}
+		}
+		defer halt() // also when the listing fails the spec
 		go func() {
 			defer GinkgoRecover()
 			defer wg.Done()
@@ -152,17 +220,16 @@ var _ = describeStore("Pagination", "pagination", func(env *StoreEnv) {
 				default:
 				}
 				if i%5 == 0 {
-					env.Clock.Advance(time.Millisecond)
+					clock.Advance(time.Millisecond)
 				}
-				r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call"})
+				r, err := st.Create(ctx, owner, tasks.CreateParams{Method: "tools/call"})
 				if err == nil {
 					created <- r.ID
 				}
 			}
 		}()
 		got := listAll(ctx, env, env.Owner, 4)
-		close(stop)
-		wg.Wait()
+		halt()
 		extra := map[string]bool{}
 		for id := range created {
 			extra[id] = true

@@ -118,14 +118,19 @@ var _ = describeStore("TTL", "ttl", func(env *StoreEnv) {
 				_, err := moveTo(ctx, env, r.ID, status)
 				Expect(err).NotTo(HaveOccurred())
 			}
-			env.Clock.Advance(3 * time.Second)
+			env.Clock.Set(r.ExpiresAt) // the first instant the task is expired
 			if name == "List" {
 				Expect(listAll(ctx, env, env.Owner, 10)).To(BeEmpty(), "List shows an expired task")
 				return
 			}
-			expectCode(isolationCalls[name](ctx, env.Store, env.Owner, r.ID), tasks.ErrNotFound, name+" of an expired task")
+			bounded, cancel := context.WithTimeout(ctx, env.WaitLatency())
+			defer cancel()
+			expectCode(isolationCalls[name](bounded, env.Store, env.Owner, r.ID), tasks.ErrNotFound, name+" of an expired task")
 		},
+		env.Entry("Get", "MCPT-TTL-006", "Get", tasks.StatusWorking),
+		env.Entry("Get of a failed task", "MCPT-TTL-006", "Get", tasks.StatusFailed),
 		env.Entry("Result", "MCPT-TTL-006", "Result", tasks.StatusCompleted),
+		env.Entry("Cancel of an input_required task", "MCPT-TTL-006", "Cancel", tasks.StatusInputRequired),
 		env.Entry("Cancel", "MCPT-TTL-006", "Cancel", tasks.StatusWorking),
 		env.Entry("Transition", "MCPT-TTL-006", "Transition", tasks.StatusWorking),
 		env.Entry("SetVariables", "MCPT-TTL-006", "SetVariables", tasks.StatusWorking),
@@ -145,6 +150,8 @@ var _ = describeStore("TTL", "ttl", func(env *StoreEnv) {
 		long := []tasks.Record{
 			createTTL(ctx, env, env.Owner, time.Hour),
 			createTTL(ctx, env, env.Other, time.Hour),
+			// Expires one millisecond after the sweep below.
+			createTTL(ctx, env, env.Owner, 5*time.Second+time.Millisecond),
 		}
 		n, err := env.Store.DeleteExpired(ctx)
 		Expect(err).NotTo(HaveOccurred())
@@ -158,6 +165,7 @@ var _ = describeStore("TTL", "ttl", func(env *StoreEnv) {
 		Expect(n).To(BeZero(), "a second sweep found more")
 		Expect(mustGet(ctx, env, env.Owner, long[0].ID).ID).To(Equal(long[0].ID))
 		Expect(mustGet(ctx, env, env.Other, long[1].ID).ID).To(Equal(long[1].ID))
+		Expect(mustGet(ctx, env, env.Owner, long[2].ID).ID).To(Equal(long[2].ID), "a task one millisecond from its expiry was deleted")
 	})
 
 	env.It("really removes expired tasks instead of only hiding them", "TASKS-RSRC-003", func(ctx SpecContext) {

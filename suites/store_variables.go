@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -19,13 +20,14 @@ func vars(kv ...string) map[string]json.RawMessage {
 	return m
 }
 
-// expectVars compares variables by JSON value.
+// expectVars compares variables byte for byte (a value's surrounding
+// spaces aside), so a store that rounds numbers or re-encodes fails.
 func expectVars(got map[string]json.RawMessage, want map[string]json.RawMessage) {
 	GinkgoHelper()
-	Expect(got).To(HaveLen(len(want)), "variables %v, want %v", got, want)
+	Expect(got).To(HaveLen(len(want)), "variables %s, want %s", showVars(got), showVars(want))
 	for k, v := range want {
 		Expect(got).To(HaveKey(k))
-		Expect(string(got[k])).To(MatchJSON(string(v)), "variable %q", k)
+		Expect(string(got[k])).To(Equal(strings.TrimSpace(string(v))), "variable %q", k)
 	}
 }
 
@@ -101,6 +103,64 @@ var _ = describeStore("Variables", "variables", func(env *StoreEnv) {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(tasks.VariablesSize(got.Variables)).To(Equal(env.Config.MaxVariablesBytes))
 	})
+
+	// sized returns a string value that makes {"<key>":<value>} exactly n
+	// bytes long.
+	sized := func(key string, n int) string {
+		return `"` + strings.Repeat("s", n-len(key)-7) + `"`
+	}
+
+	DescribeTable("measures the merged variables against the limit, to the byte",
+		func(ctx SpecContext, first map[string]json.RawMessage, patch func(limit int) map[string]json.RawMessage, fits bool) {
+			r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", Variables: first})
+			Expect(err).NotTo(HaveOccurred())
+			p := patch(env.Config.MaxVariablesBytes)
+			want, merr := tasks.MergeVariables(first, p, 0)
+			Expect(merr).NotTo(HaveOccurred(), "the spec's own patch")
+			got, err := env.Store.SetVariables(ctx, env.Owner, r.ID, p)
+			if fits {
+				Expect(err).NotTo(HaveOccurred(), "a merge of %d bytes, limit %d", tasks.VariablesSize(want), env.Config.MaxVariablesBytes)
+				expectVars(got.Variables, want)
+				expectVars(mustGet(ctx, env, env.Owner, r.ID).Variables, want)
+				return
+			}
+			expectCode(err, tasks.ErrVariablesTooLarge, fmt.Sprintf("a merge of %d bytes, limit %d", tasks.VariablesSize(want), env.Config.MaxVariablesBytes))
+			after := mustGet(ctx, env, env.Owner, r.ID)
+			expectVars(after.Variables, first)
+			Expect(after.Version).To(Equal(r.Version), "a refused SetVariables changed the task")
+		},
+		env.Entry("one byte over", "MCPT-VAR-003", map[string]json.RawMessage(nil),
+			func(limit int) map[string]json.RawMessage { return vars("k", sized("k", limit+1)) }, false),
+		env.Entry("two keys that fit alone but not together", "MCPT-VAR-003", vars("server.a", `"`+strings.Repeat("a", 150)+`"`),
+			func(int) map[string]json.RawMessage { return vars("server.b", `"`+strings.Repeat("b", 150)+`"`) }, false),
+		env.Entry("replacing a large value by another of the same size", "MCPT-VAR-003", vars("server.a", `"`+strings.Repeat("a", 200)+`"`),
+			func(int) map[string]json.RawMessage { return vars("server.a", `"`+strings.Repeat("c", 200)+`"`) }, true),
+		env.Entry("deleting a large value while adding another", "MCPT-VAR-003", vars("server.a", `"`+strings.Repeat("a", 200)+`"`),
+			func(int) map[string]json.RawMessage {
+				return vars("server.a", `null`, "server.b", `"`+strings.Repeat("b", 200)+`"`)
+			}, true),
+		env.Entry("growing to exactly the limit", "MCPT-VAR-003", vars("server.a", `1`),
+			func(limit int) map[string]json.RawMessage {
+				// {"server.a":1, is 14 bytes; "k":"…"} then fills the rest.
+				return vars("k", sized("k", limit-13))
+			}, true),
+	)
+
+	DescribeTable("measures a new task's variables against the limit, to the byte",
+		func(ctx SpecContext, extra int, fits bool) {
+			v := vars("k", sized("k", env.Config.MaxVariablesBytes+extra))
+			r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", Variables: v})
+			if fits {
+				Expect(err).NotTo(HaveOccurred())
+				expectVars(r.Variables, v)
+				return
+			}
+			expectCode(err, tasks.ErrVariablesTooLarge, "Create one byte over the limit")
+			Expect(listAll(ctx, env, env.Owner, 10)).To(BeEmpty())
+		},
+		env.Entry("exactly the limit", "MCPT-VAR-003", 0, true),
+		env.Entry("one byte over", "MCPT-VAR-003", 1, false),
+	)
 
 	env.It("keeps each task's variables to itself", "MCPT-VAR-004", func(ctx SpecContext) {
 		a := env.Create(ctx, env.Owner)

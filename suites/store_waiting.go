@@ -22,8 +22,9 @@ type waitResult struct {
 // startWait calls Wait on its own goroutine and delivers the outcome.
 func startWait(ctx context.Context, env *StoreEnv, owner tasks.Owner, id string, after int64) <-chan waitResult {
 	ch := make(chan waitResult, 1)
+	st := env.Store // the goroutine may outlive the spec, and env with it
 	go func() {
-		r, err := env.Store.Wait(ctx, owner, id, after)
+		r, err := st.Wait(ctx, owner, id, after)
 		ch <- waitResult{r, err}
 	}()
 	return ch
@@ -72,6 +73,8 @@ var _ = describeStore("Waiting", "waiting", func(env *StoreEnv) {
 			Expect(res.err).NotTo(HaveOccurred())
 			Expect(res.rec.Version).To(BeNumerically(">", r.Version))
 			Expect(res.rec.Status).To(Equal(changed.Status))
+			// Nothing else changed the task, so the waiter sees that change.
+			expectSameRecord(res.rec, changed, "the record Wait returned")
 		},
 		env.Entry("on a transition", "MCPT-WAIT-001", func(ctx SpecContext, env *StoreEnv, id string) (tasks.Record, error) {
 			return env.Store.Transition(ctx, env.Owner, id, tasks.StatusInputRequired, "")
@@ -118,8 +121,9 @@ var _ = describeStore("Waiting", "waiting", func(env *StoreEnv) {
 		next := tasks.StatusInputRequired
 		for i := 0; i < 30; i++ {
 			read := mustGet(ctx, env, env.Owner, r.ID)
+			st, owner := env.Store, env.Owner
 			go func(to tasks.Status) {
-				_, _ = env.Store.Transition(ctx, env.Owner, r.ID, to, "")
+				_, _ = st.Transition(ctx, owner, r.ID, to, "")
 			}(next)
 			res := awaitWait(env, startWait(ctx, env, env.Owner, r.ID, read.Version), "a change racing with Wait")
 			Expect(res.err).NotTo(HaveOccurred())

@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"encoding/json"
-	"maps"
 	"time"
 )
 
@@ -65,22 +64,44 @@ func (r *Record) Expired(now time.Time) bool {
 	return !r.ExpiresAt.IsZero() && !now.Before(r.ExpiresAt)
 }
 
-// Clone returns a deep copy of r, so callers can't mutate a store's state.
+// Clone returns a deep copy of r, so callers can't mutate a store's state:
+// the TTL, the variables map and every value's bytes, the outcome, its
+// result bytes, its error and the error's data are all copied.
 func (r Record) Clone() Record {
 	if r.TTL != nil {
 		ttl := *r.TTL
 		r.TTL = &ttl
 	}
 	if r.Variables != nil {
-		r.Variables = maps.Clone(r.Variables)
+		vars := make(map[string]json.RawMessage, len(r.Variables))
+		for k, v := range r.Variables {
+			vars[k] = cloneBytes(v)
+		}
+		r.Variables = vars
 	}
 	if r.Outcome != nil {
-		o := *r.Outcome
-		if o.Error != nil {
-			e := *o.Error
-			o.Error = &e
-		}
+		o := r.Outcome.Clone()
 		r.Outcome = &o
 	}
 	return r
+}
+
+// Clone returns a deep copy of o: the result bytes, the error and its data
+// share nothing with o.
+func (o Outcome) Clone() Outcome {
+	o.Result = cloneBytes(o.Result)
+	if o.Error != nil {
+		e := *o.Error
+		e.Data = cloneBytes(e.Data)
+		o.Error = &e
+	}
+	return o
+}
+
+// cloneBytes copies b, keeping nil as nil and empty as empty.
+func cloneBytes(b json.RawMessage) json.RawMessage {
+	if b == nil {
+		return nil
+	}
+	return append(make(json.RawMessage, 0, len(b)), b...)
 }

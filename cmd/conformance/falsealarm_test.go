@@ -336,6 +336,128 @@ func TestFalseAlarmsStayAway(t *testing.T) {
 				{id: "TASKS-ERR-008", status: report.StatusPass},
 			},
 		},
+		{
+			// mcp-go answers 202 to any posted body without an id or a
+			// method. The transport's refusal rule covers notifications
+			// and responses only, so accepting them is never XPORT-009's
+			// failure.
+			name: "accepts every message without a method with 202", target: authed.URL,
+			args: append([]string{"--label-filter", "req:TASKS-XPORT-009"}, withTokens...), exit: 0,
+			b: breakage{onRequest: func(w http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if r.Method != http.MethodPost || req.Method != "" {
+					return false
+				}
+				w.WriteHeader(http.StatusAccepted)
+				return true
+			}},
+			want: []outcome{{id: "TASKS-XPORT-009", status: report.StatusPass}},
+		},
+		{
+			// The control of the case above: refusing a response with a
+			// JSON-RPC error body but HTTP 200 is what XPORT-009 forbids.
+			name: "refuses a stray response with HTTP 200", target: authed.URL,
+			args: append([]string{"--label-filter", "req:TASKS-XPORT-009"}, withTokens...), exit: 1,
+			b: breakage{onRequest: func(w http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if r.Method != http.MethodPost || req.Method != "" {
+					return false
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32600, "message": "unexpected response"}})
+				return true
+			}},
+			want: []outcome{{id: "TASKS-XPORT-009", status: report.StatusFail, msg: "HTTP 200"}},
+		},
+		{
+			// A tasks/result payload that is no CallToolResult is judged
+			// once, by WIRE-CALLRESULT-001; the result specs only judge
+			// what they are about (blocking, the isError outcome).
+			name: "serves tasks/result payloads that are no CallToolResult", target: authed.URL,
+			args: append([]string{"--label-filter", "req:TASKS-RESULT-003 || req:TASKS-RESULT-004 || req:TASKS-WIRE-CALLRESULT-001"}, withTokens...), exit: 1,
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/result" {
+					r["content"] = "not a list of content blocks"
+				}
+			}},
+			want: []outcome{
+				{id: "TASKS-RESULT-003", status: report.StatusPass},
+				{id: "TASKS-RESULT-004", status: report.StatusPass},
+				{id: "TASKS-WIRE-CALLRESULT-001", status: report.StatusFail, msg: "sleep task"},
+			},
+		},
+		{
+			// Only the isError tool's payload is malformed: still judged
+			// by WIRE-CALLRESULT-001, not by RESULT-003.
+			name: "serves a malformed isError payload through tasks/result", target: authed.URL,
+			args: append([]string{"--label-filter", "req:TASKS-RESULT-003 || req:TASKS-WIRE-CALLRESULT-001"}, withTokens...), exit: 1,
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); method == "tasks/result" && r != nil && r["isError"] == true {
+					r["content"] = "not a list of content blocks"
+				}
+			}},
+			want: []outcome{
+				{id: "TASKS-RESULT-003", status: report.StatusPass},
+				{id: "TASKS-WIRE-CALLRESULT-001", status: report.StatusFail, msg: "isError tool task"},
+			},
+		},
+		{
+			// The TypeScript SDK example dies when the work of a task it
+			// already dropped (odd ttl: 0, negative, above 2^31-1 ms) ends.
+			// The ttl specs run long probe tasks, so they never make it
+			// store such a result: here the "crash" is a dropped
+			// connection, and none of them may end in an error.
+			name: "dies when a short task with an odd ttl ends", target: authed.URL,
+			args: append([]string{"--label-filter", "req:MCPT-TTLREQ-001 || req:TASKS-RSRC-002 || req:TASKS-TTL-004"}, withTokens...), exit: 0,
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				ttl, ok := requestedTTL(req)
+				if req.Method != "tools/call" || !ok || (ttl > 0 && ttl < 1<<31) || callArg(req, "ms") >= 60000 {
+					return false
+				}
+				if hj, ok := w.(http.Hijacker); ok {
+					if conn, _, err := hj.Hijack(); err == nil {
+						conn.Close()
+						return true
+					}
+				}
+				w.WriteHeader(http.StatusBadGateway)
+				return true
+			}},
+			want: []outcome{
+				{id: "MCPT-TTLREQ-001", status: report.StatusPass, apart: true},
+				{id: "TASKS-RSRC-002", status: report.StatusPass},
+				{id: "TASKS-TTL-004", status: report.StatusPass},
+			},
+		},
+		{
+			// The TypeScript SDK queues the answer to a tasks/get whose
+			// related-task metadata names another task for that task's
+			// stream: no answer comes back. The metadata was not ignored
+			// (META-005); which task the answer would name (META-003)
+			// cannot be seen.
+			name: "lets related-task metadata decide where a tasks/get answer goes", target: authed.URL,
+			args: append([]string{"--label-filter", "req:TASKS-META-003 || req:TASKS-META-005"}, withTokens...), exit: 1,
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				var p struct {
+					TaskID string `json:"taskId"`
+					Meta   map[string]struct {
+						TaskID string `json:"taskId"`
+					} `json:"_meta"`
+				}
+				if req.Method != "tasks/get" || json.Unmarshal(req.Params, &p) != nil {
+					return false
+				}
+				rel, ok := p.Meta["io.modelcontextprotocol/related-task"]
+				if !ok || rel.TaskID == p.TaskID || rel.TaskID == "mcptasks-no-such-task" {
+					return false
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(http.StatusOK)
+				return true
+			}},
+			want: []outcome{
+				{id: "TASKS-META-003", status: report.StatusNotSupported, msg: "judged by TASKS-META-005"},
+				{id: "TASKS-META-005", status: report.StatusFail, msg: "not answered on its own stream"},
+			},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

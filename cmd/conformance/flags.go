@@ -26,6 +26,8 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // config is everything the command line (and environment) says.
 type config struct {
 	servers      listFlag
+	command      string
+	commandB     string
 	headers      listFlag
 	headersB     listFlag
 	fixtures     listFlag
@@ -44,6 +46,9 @@ type config struct {
 	noColor      bool
 	version      bool
 	seed         int64
+	timeoutScale float64
+	// tty is true when stdout is a terminal (set by run, not a flag).
+	tty bool
 }
 
 // usageError is a mistake in flags or environment (exit 2).
@@ -60,6 +65,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Var(&c.servers, "server", "MCP endpoint URL of the server under test (repeat once for a second instance sharing the store); none: certify the built-in reference server")
+	fs.StringVar(&c.command, "command", "", "certify a stdio server instead of a URL: the command line that starts it (split like a shell does, leading NAME=value words set its environment); every client of a spec starts it as its own child process")
+	fs.StringVar(&c.commandB, "command-b", "", "with --command: the command line of identity B, another principal on the same backing store (e.g. the same SQLite file); without it the isolation specs are not-supported")
 	fs.Var(&c.headers, "header", "HTTP header 'Name: value' sent by identity A (repeatable), e.g. an Authorization header")
 	fs.Var(&c.headersB, "header-b", "HTTP header of a second identity B (repeatable); without it the isolation specs are not-supported")
 	fs.Var(&c.fixtures, "fixture", "map a fixture role to the server's tool: role=tool (repeatable; roles: "+strings.Join(roles(), ", ")+"); role= marks it absent")
@@ -77,11 +84,12 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	fs.BoolVar(&c.verbose, "v", false, "print every spec as it runs")
 	fs.BoolVar(&c.noColor, "no-color", false, "no colours in the console output")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
+	fs.Float64Var(&c.timeoutScale, "timeout-scale", 1, "multiply the time limits of the specs (spec timeout, task waits, expiry budget) by this factor, for servers with slow fixtures")
 	fs.Int64Var(&c.seed, "seed", 0, "random seed for spec order (default: time based)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: conformance [--server URL [--server URL2]] [flags]\n\n"+
-			"Certifies an MCP 2025-11-25 server's task support over Streamable HTTP. Without --server it\n"+
-			"starts the mcptasks reference server in-process and certifies that.\n\n"+
+		fmt.Fprintf(stderr, "Usage: conformance [--server URL [--server URL2] | --command 'CMD ARGS' [--command-b 'CMD ARGS']] [flags]\n\n"+
+			"Certifies an MCP 2025-11-25 server's task support over Streamable HTTP, or over stdio with\n"+
+			"--command. Without either it starts the mcptasks reference server in-process and certifies that.\n\n"+
 			"Every flag can also be set with an environment variable %s<FLAG> (upper case,\n"+
 			"dashes as underscores; repeatable flags take several values separated by newlines,\n"+
 			"or by commas for --server, --fixture and --fixture-arg). Flags win.\n\n"+
@@ -124,6 +132,12 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	if v, ok := env("server"); ok {
 		c.servers = splitList(v, true)
 	}
+	if v, ok := env("command"); ok {
+		c.command = v
+	}
+	if v, ok := env("command-b"); ok {
+		c.commandB = v
+	}
 	if v, ok := env("header"); ok {
 		c.headers = splitList(v, false)
 	}
@@ -150,6 +164,19 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	}
 	if v, ok := env("auth-contexts"); ok {
 		c.authContexts = v
+	}
+	if v, ok := env("timeout-scale"); ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, usagef("%sTIMEOUT_SCALE: %v", EnvPrefix, err)
+		}
+		c.timeoutScale = f
+	}
+	if c.timeoutScale <= 0 {
+		return nil, usagef("--timeout-scale must be above 0, got %v", c.timeoutScale)
+	}
+	if getenv("NO_COLOR") != "" && !set["no-color"] {
+		c.noColor = true
 	}
 	if c.profile != "" {
 		if _, err := suites.ParseProfile(c.profile); err != nil {
@@ -242,7 +269,23 @@ func (c *config) serverConfig() (suites.ServerConfig, error) {
 		}
 		sc.FixtureConsts[strings.TrimSpace(key)] = json.RawMessage(value)
 	}
-	if len(sc.URLs) > 0 {
+	if c.command != "" {
+		if sc.Command, err = suites.ParseCommand(c.command); err != nil {
+			return sc, usagef("--command: %v", err)
+		}
+	}
+	if c.commandB != "" {
+		if c.command == "" {
+			return sc, usagef("--command-b needs --command")
+		}
+		if sc.CommandB, err = suites.ParseCommand(c.commandB); err != nil {
+			return sc, usagef("--command-b: %v", err)
+		}
+	}
+	if sc.Stdio() && (len(sc.URLs) > 0 || len(sc.Headers) > 0 || len(sc.HeadersB) > 0) {
+		return sc, usagef("--command speaks stdio: it does not go with --server, --header or --header-b")
+	}
+	if len(sc.URLs) > 0 || sc.Stdio() {
 		if err := sc.Validate(); err != nil {
 			return sc, usagef("%v", err)
 		}

@@ -19,8 +19,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -33,7 +33,6 @@ import (
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/suites"
 	"github.com/mcptasks/mcptasks/suites/report"
-	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
 // Exit codes, shared with the report package.
@@ -60,6 +59,10 @@ func main() {
 	os.Exit(code)
 }
 
+// StderrLog is the file in the report directory that receives the stderr
+// of every server process of a stdio run.
+const StderrLog = "server-stderr.log"
+
 // fakeT is the GinkgoTestingT Ginkgo needs outside go test.
 type fakeT struct{ failed bool }
 
@@ -74,6 +77,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		fmt.Fprintf(stderr, "conformance: %v (see --help)\n", err)
 		return exitUsage
+	}
+	if f, ok := stdout.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			c.tty = true
+		}
 	}
 	if c.version {
 		fmt.Fprintln(stdout, versionString())
@@ -92,7 +100,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer cancel()
 	impl := ""
 	profile := suites.Profile(c.profile)
-	if len(cfg.URLs) == 0 {
+	if cfg.Stdio() {
+		if err := os.MkdirAll(c.reportDir, 0o755); err == nil {
+			if f, err := os.Create(filepath.Join(c.reportDir, StderrLog)); err == nil {
+				defer f.Close()
+				cfg.Stderr = f
+			}
+		}
+		fmt.Fprintf(stdout, "Certifying the stdio server started by: %s\n", strings.Join(cfg.Command, " "))
+	}
+	if len(cfg.URLs) == 0 && !cfg.Stdio() {
 		// The reference server is the toolkit's own: its rules bind.
 		if profile == "" {
 			profile = suites.ProfileToolkit
@@ -108,100 +125,61 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stdout, "No --server given: certifying the built-in reference server at %s\n", strings.Join(cfg.URLs, " and "))
 	}
 
-	pctx, pcancel := context.WithTimeout(ctx, 15*time.Second)
-	init, caps, tools, err := suites.Probe(pctx, cfg)
-	pcancel()
-	if err != nil {
-		if suites.Unreachable(err) {
-			fmt.Fprintf(stderr, "conformance: cannot reach the server at %s: %v\n", report.Redact(cfg.URLs[0]), err)
-		} else {
-			fmt.Fprintf(stderr, "conformance: the server at %s did not complete the MCP handshake: %v\n", report.Redact(cfg.URLs[0]), err)
-		}
-		fmt.Fprintln(stderr, "No specs were run. Check the URL (the MCP endpoint path, e.g. /mcp) and the --header values.")
-		return exitHarness
-	}
-	if impl == "" {
-		impl = init.ServerInfo.Name
-	}
-	// Declared: what initialize says. Inferred: what the harness found
-	// by looking (fixture tools) and was given (identities, instances).
-	var inferred []string
-	for _, r := range roles() {
-		if _, ok := findTool(tools, cfg.ToolName(r)); ok {
-			inferred = append(inferred, "fixture:"+r)
-		}
-	}
 	if profile == "" {
 		profile = suites.ProfileMCP
 	}
-	if len(cfg.HeadersB) > 0 {
-		inferred = append(inferred, "identity-b")
+	opts := []suites.Option{
+		suites.WithSpecTimeout(c.specTimeout),
+		suites.WithLabelFilter(c.labelFilter),
+		suites.WithFocus(c.focus),
+		suites.WithSeed(c.seed),
+		suites.WithStrict(c.strict),
+		suites.WithProfile(profile),
+		suites.WithReportDir(c.reportDir),
+		suites.WithTimeoutScale(c.timeoutScale),
+		suites.WithConsole(c.verbose, c.noColor),
+		suites.WithProgress(stdout, c.tty),
 	}
-	auth := suites.DetectAuthorization(ctx, cfg)
-	switch {
-	case auth.Contexts:
-		inferred = append(inferred, "authorization-contexts")
-	case auth.Anonymous:
-		inferred = append(inferred, "no-authorization")
-	}
-	if len(cfg.URLs) > 1 {
-		inferred = append(inferred, "multi-instance")
-	}
-	fmt.Fprintf(stdout, "Server: %s %s, protocol %s, declares: %s\n", init.ServerInfo.Name, init.ServerInfo.Version,
-		init.ProtocolVersion, orNone(caps.Names()))
-	if len(cfg.HeadersB) > 0 && !auth.Contexts {
-		fmt.Fprintf(stdout, "Identity B is not a second authorization context (%s): the requirements binding tasks to an authorization context are not judged.\n", auth.Reason)
-	}
-
-	gr, ok := runSuite(ctx, c, cfg, impl)
-	if !ok {
-		fmt.Fprintln(stderr, "conformance: the suite did not run to completion")
-	}
-	targets := slices.Clone(cfg.URLs)
-	meta := report.Meta{
-		Mode:           string(suites.ModeServer),
-		Tool:           report.Tool{Name: report.ToolName},
-		SchemaSHA256:   schema.SchemaSHA256,
-		Targets:        targets,
-		Features:       report.Features{Declared: caps.Names(), Inferred: inferred},
-		Implementation: &report.Implementation{Name: impl, Version: init.ServerInfo.Version},
-		LabelFilter:    c.labelFilter,
-		Strict:         c.strict,
-		Profile:        string(profile),
-	}
-	r := report.FromGinkgo(gr, lookup, meta)
-	if err := report.WriteAll(c.reportDir, r, gr); err != nil {
-		fmt.Fprintf(stderr, "conformance: writing the reports: %v\n", err)
-		return exitHarness
-	}
-	printSummary(stdout, r, c.reportDir)
-	return r.ExitCode()
-}
-
-// runSuite runs the server specs with Ginkgo and returns its report.
-func runSuite(ctx context.Context, c *config, cfg suites.ServerConfig, impl string) (ginkgo.Report, bool) {
-	var captured ginkgo.Report
-	suites.DescribeServer(cfg, suites.WithImplementation(impl, ""), suites.WithSpecTimeout(c.specTimeout))
-	ginkgo.ReportAfterSuite("capture", func(r ginkgo.Report) { captured = r })
-	gomega.RegisterFailHandler(ginkgo.Fail)
-	sc, rc := ginkgo.GinkgoConfiguration()
-	sc.LabelFilter = c.labelFilter
-	if c.focus != "" {
-		sc.FocusStrings = []string{c.focus}
+	if impl != "" {
+		opts = append(opts, suites.WithImplementation(impl, ""))
 	}
 	if deadline, ok := ctx.Deadline(); ok {
-		sc.Timeout = time.Until(deadline)
+		opts = append(opts, suites.WithRunTimeout(time.Until(deadline)))
 	}
-	if c.seed != 0 {
-		sc.RandomSeed = c.seed
+	if !c.verbose {
+		// The progress lines replace Ginkgo's own dots; failures are
+		// in the summary and the reports.
+		console := formatter.ColorableStdOut
+		formatter.ColorableStdOut = io.Discard
+		defer func() { formatter.ColorableStdOut = console }()
 	}
-	rc.Verbose = c.verbose
-	rc.NoColor = c.noColor
-	rc.Succinct = !c.verbose
-	t := &fakeT{}
-	passed := ginkgo.RunSpecs(t, "mcptasks server conformance", sc, rc)
-	_ = passed
-	return captured, !captured.StartTime.IsZero()
+	run, err := suites.CertifyServer(ctx, &fakeT{}, cfg, opts...)
+	var he *suites.HandshakeError
+	switch {
+	case errors.As(err, &he):
+		switch {
+		case cfg.Stdio():
+			fmt.Fprintf(stderr, "conformance: the server started by %q did not complete the MCP handshake: %v\n", strings.Join(cfg.Command, " "), he.Err)
+			fmt.Fprintln(stderr, "No specs were run. Check that the command speaks newline-delimited JSON-RPC on stdin/stdout (logs go to stderr).")
+		case he.Unreachable:
+			fmt.Fprintf(stderr, "conformance: cannot reach the server at %s: %v\n", report.Redact(cfg.URLs[0]), he.Err)
+		default:
+			fmt.Fprintf(stderr, "conformance: the server at %s did not complete the MCP handshake: %v\n", report.Redact(cfg.URLs[0]), he.Err)
+		}
+		if !cfg.Stdio() {
+			fmt.Fprintln(stderr, "No specs were run. Check the URL (the MCP endpoint path, e.g. /mcp) and the --header values.")
+		}
+		return exitHarness
+	case err != nil && run == nil:
+		fmt.Fprintf(stderr, "conformance: %v\n", err)
+		return exitUsage
+	case err != nil:
+		fmt.Fprintf(stderr, "conformance: %v\n", err)
+		return exitHarness
+	}
+	r := run.Report
+	printSummary(stdout, r, c.reportDir)
+	return r.ExitCode()
 }
 
 // lookup adapts the suites registry to the report package.
@@ -209,60 +187,18 @@ func lookup(id string) (report.Requirement, bool) {
 	return suites.ReportLookup(id)
 }
 
-// printSummary writes the per-level table and the failing requirements.
+// printSummary writes the verdict line, the report's own text summary
+// (the same one for every door into the suite) and where the files are.
 func printSummary(w io.Writer, r *report.Report, dir string) {
 	fmt.Fprintf(w, "\nmcptasks conformance: %s (%d requirements, %d specs, %.1fs)\n",
 		strings.ToUpper(string(r.Summary.Verdict)), len(r.Requirements), r.Summary.Specs, r.Summary.DurationSeconds)
-	statuses := []report.Status{report.StatusPass, report.StatusFail, report.StatusError, report.StatusNotSupported, report.StatusSkipped, report.StatusNotApplicable}
-	fmt.Fprintf(w, "%-8s", "level")
-	for _, s := range statuses {
-		fmt.Fprintf(w, " %14s", s)
-	}
-	fmt.Fprintln(w)
-	for _, lvl := range report.Levels {
-		row := r.Summary.Counts[lvl]
-		fmt.Fprintf(w, "%-8s", lvl)
-		for _, s := range statuses {
-			fmt.Fprintf(w, " %14d", row[s])
-		}
-		fmt.Fprintln(w)
-	}
-	for _, e := range r.Failing() {
-		if e.Status == report.StatusSkipped || e.Status == report.StatusNotSupported {
-			continue
-		}
-		fmt.Fprintf(w, "  %-5s %-6s %s: %s\n", e.Status, e.Level, e.ID, firstLine(e.Message))
-	}
-	for _, h := range r.HarnessErrors {
-		fmt.Fprintf(w, "  harness error: %s\n", firstLine(h))
-	}
+	_ = r.WriteText(w)
 	if len(r.Recommendations) > 0 {
 		met := r.Summary.Recommendations[report.StatusPass]
 		fmt.Fprintf(w, "Recommendations (toolkit rules, profile %s: they do not decide the verdict): %d of %d met\n",
 			r.Profile, met, len(r.Recommendations))
-		for _, e := range r.RecommendationsNotMet() {
-			if e.Status == report.StatusSkipped || e.Status == report.StatusNotSupported {
-				continue
-			}
-			fmt.Fprintf(w, "  %-5s %-6s %s: %s\n", e.Status, e.Level, e.ID, firstLine(e.Message))
-		}
 	}
 	fmt.Fprintf(w, "Reports written to %s\n", dir)
-}
-
-// firstLine shortens a failure message to one line for the console: the
-// first line, joined with the next ones when it only introduces them
-// ("Unexpected error:").
-func firstLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	out := strings.TrimSpace(lines[0])
-	for i := 1; i < len(lines) && i < 4 && strings.HasSuffix(out, ":"); i++ {
-		out += " " + strings.TrimSpace(lines[i])
-	}
-	if len(out) > 200 {
-		out = out[:200] + "…"
-	}
-	return out
 }
 
 // listRequirements prints the server requirements by running the suite
@@ -310,21 +246,4 @@ func versionString() string {
 	return out
 }
 
-func orNone(xs []string) string {
-	if len(xs) == 0 {
-		return "no task capabilities"
-	}
-	return strings.Join(xs, ", ")
-}
-
 func sortStrings(xs []string) { sort.Strings(xs) }
-
-// findTool looks a tool up by name.
-func findTool(tools []client.Tool, name string) (client.Tool, bool) {
-	for _, t := range tools {
-		if t.Name == name && name != "" {
-			return t, true
-		}
-	}
-	return client.Tool{}, false
-}

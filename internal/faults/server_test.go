@@ -138,24 +138,6 @@ func (s *server) logText() string {
 	return s.log.String()
 }
 
-// waitLog waits until the server has logged a line containing every one
-// of parts.
-func (s *server) waitLog(t *testing.T, timeout time.Duration, parts ...string) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		for _, line := range strings.Split(s.logText(), "\n") {
-			if containsAll(line, parts) {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s logged no line with %q within %s", s.name, parts, timeout)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // countLog counts the log lines containing every one of parts.
 func (s *server) countLog(parts ...string) int {
 	n := 0

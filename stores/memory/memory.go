@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"sync"
 	"time"
 
@@ -146,6 +145,19 @@ func view(e *entry) tasks.Record {
 	r := e.rec
 	r.Outcome = nil
 	return r.Clone()
+}
+
+// cloneVars copies a variables map and every value's bytes, so a caller
+// writing into a listed record's values cannot reach the stored ones.
+func cloneVars(vars map[string]json.RawMessage) map[string]json.RawMessage {
+	if vars == nil {
+		return nil
+	}
+	out := make(map[string]json.RawMessage, len(vars))
+	for k, v := range vars {
+		out[k] = append(make(json.RawMessage, 0, len(v)), v...)
+	}
+	return out
 }
 
 // Create stores a new working task for owner.
@@ -388,9 +400,7 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 			ttls = append(ttls, *r.TTL)
 			r.TTL = &ttls[len(ttls)-1]
 		}
-		if r.Variables != nil {
-			r.Variables = maps.Clone(r.Variables)
-		}
+		r.Variables = cloneVars(r.Variables)
 		page.Tasks = append(page.Tasks, r)
 		return true
 	})

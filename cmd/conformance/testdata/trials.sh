@@ -44,9 +44,14 @@ trial() { # name url, then conformance args
   fi
   local code=0
   "$BIN" --server "$url" "${IDS[@]}" --report-dir "$OUT/$name" --no-color "$@" | tee "$OUT/$name.txt" || code=$?
-  echo "== $name: exit $code (1 = non-conformant); reports in $OUT/$name" >&2
   kill -- -"$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
+  # A server that restarted mid-run turns the specs running at that moment
+  # into errors: say how often it happened, so the report is read with that
+  # in mind.
+  local restarts
+  restarts="$(grep -c 'restarting' "$OUT/$name-server.log" || true)"
+  echo "== $name: exit $code (1 = non-conformant); server restarts during the run: ${restarts:-0}; reports in $OUT/$name" >&2
 }
 
 want="${1:-all}"
@@ -59,7 +64,7 @@ if [ "$want" = all ] || [ "$want" = mcp-go ]; then
     --fixture rpc_error=analyze_data --fixture-arg rpc_error.ms= --fixture-const 'rpc_error.data=""' || status=1
 fi
 if [ "$want" = all ] || [ "$want" = typescript-sdk ]; then
-  PORT=3917 trial typescript-sdk http://localhost:3917/mcp \
+  PORT=3917 MCP_TS_SDK_LOG="$OUT/typescript-sdk-node.log" trial typescript-sdk http://localhost:3917/mcp \
     --fixture sleep_required=delay --fixture-arg sleep_required.ms=duration \
     --fixture forbidden=greet --fixture-const 'forbidden.name="x"' \
     --fixture input=collect-user-info-task --fixture-arg input.question= || status=1

@@ -192,7 +192,7 @@ func (s *lostUpdate) SetVariables(ctx context.Context, owner tasks.Owner, id str
 	if err != nil {
 		return s.Store.SetVariables(ctx, owner, id, patch) // let the real store word the error
 	}
-	time.Sleep(time.Millisecond)
+	time.Sleep(5 * time.Millisecond)
 	// Write the whole map back: keys others added meanwhile are dropped.
 	now, err := s.Store.Get(ctx, owner, id)
 	if err != nil {
@@ -226,7 +226,7 @@ func (s *checkThenAct) Complete(ctx context.Context, owner tasks.Owner, id strin
 	if err != nil || cur.Status.Terminal() {
 		return s.Store.Complete(ctx, owner, id, st, msg, o)
 	}
-	time.Sleep(time.Millisecond)
+	time.Sleep(5 * time.Millisecond)
 	r, err := s.Store.Complete(ctx, owner, id, st, msg, o)
 	if errors.Is(err, tasks.ErrInvalidTransition) {
 		cur.Status = st
