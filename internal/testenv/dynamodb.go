@@ -387,7 +387,7 @@ func startServerProc(name string, newCmd func(port int) *exec.Cmd) (*DynamoDBPro
 // the server down mid-test). The returned channel closes when the process
 // has exited and done has run.
 func runChild(cmd *exec.Cmd, done func()) (<-chan struct{}, error) {
-	setChildAttrs(cmd)
+	DieWithParent(cmd)
 	exited := make(chan struct{})
 	started := make(chan error, 1)
 	go func() {
