@@ -194,13 +194,8 @@ func (p *Proc) Stop(tb testing.TB) {
 	select {
 	case <-p.done:
 	default:
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(stopTimeout):
-			tb.Logf("%s ignored SIGTERM for %v; killing it", p.Name, stopTimeout)
-			_ = p.cmd.Process.Kill()
-			<-p.done
+		if testenv.Interrupt(p.cmd.Process, p.done, syscall.SIGTERM, stopTimeout) {
+			tb.Logf("%s ignored SIGTERM for %v; killed it", p.Name, stopTimeout)
 		}
 	}
 	if tb.Failed() {

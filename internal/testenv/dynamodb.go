@@ -330,13 +330,7 @@ func (p *DynamoDBProcess) Pause() error { return freeze(p.cmd.Process) }
 func (p *DynamoDBProcess) Resume() error { return thaw(p.cmd.Process) }
 
 func (p *DynamoDBProcess) stop() {
-	_ = p.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-p.exited:
-	case <-time.After(5 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-	}
+	Interrupt(p.cmd.Process, p.exited, os.Interrupt, 5*time.Second)
 	_ = os.RemoveAll(p.logDir)
 }
 
