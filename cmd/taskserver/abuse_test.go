@@ -50,6 +50,22 @@ func startServer(t *testing.T, stderr *testenv.SyncBuffer, args ...string) (stri
 	return "", nil
 }
 
+// runFixtureTask connects c, runs fixture_sleep as a task and waits for
+// its result, failing t at the first error.
+func runFixtureTask(ctx context.Context, t *testing.T, c *client.Client) {
+	t.Helper()
+	if _, err := c.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ct, err := c.CallToolAsTask(ctx, "fixture_sleep", map[string]any{"ms": 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Result(ctx, ct.Task.TaskID); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // The password of a store URL appears in no log line, neither while the
 // server runs nor when the store cannot be opened.
 func TestNoSecretInLogs(t *testing.T) {
@@ -64,17 +80,7 @@ func TestNoSecretInLogs(t *testing.T) {
 	mcpURL, stop := startServer(t, &stderr, "--addr", "127.0.0.1:0", "--fixtures", "--log-level", "debug", "--store", u.String())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c := client.New(mcpURL)
-	if _, err := c.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ct, err := c.CallToolAsTask(ctx, "fixture_sleep", map[string]any{"ms": 1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Result(ctx, ct.Task.TaskID); err != nil {
-		t.Fatal(err)
-	}
+	runFixtureTask(ctx, t, client.New(mcpURL))
 	if code := stop(); code != 0 {
 		t.Errorf("exit code %d", code)
 	}

@@ -85,16 +85,7 @@ func TestHTTPModeAndGracefulShutdown(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c := client.New(url, client.WithHeader("Authorization", "Bearer secret-a"))
-	if _, err := c.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ct, err := c.CallToolAsTask(ctx, "fixture_sleep", map[string]any{"ms": 1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Result(ctx, ct.Task.TaskID); err != nil {
-		t.Fatal(err)
-	}
+	runFixtureTask(ctx, t, c)
 	if _, err := c.GetTask(ctx, "00000000-0000-4000-8000-000000000000"); err == nil {
 		t.Error("unknown task found")
 	}
