@@ -1,7 +1,6 @@
 package tasks_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
 )
@@ -357,7 +357,7 @@ func TestVariablesAndInputSurviveOutage(t *testing.T) {
 // though outcomes cannot be written, and logs which ones were lost.
 func TestCloseOnDeadStoreIsBounded(t *testing.T) {
 	st := newFaulty(tasks.Config{PollInterval: 20 * time.Millisecond})
-	var buf syncBuffer
+	var buf testenv.SyncBuffer
 	e := faultyEngine(t, st, tasks.WithLogger(slog.New(slog.NewTextHandler(&buf, nil))))
 	ctx := ctxT(t)
 	release := make(chan struct{})
@@ -390,23 +390,6 @@ func TestCloseOnDeadStoreIsBounded(t *testing.T) {
 	if line := buf.String(); !strings.Contains(line, rec.ID) {
 		t.Errorf("the log does not name task %s:\n%s", rec.ID, line)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestTransient(t *testing.T) {

@@ -20,7 +20,7 @@ const password = "Pw-S3cr3t.x"
 // startServer runs the command with args until stop is called and returns
 // the MCP URL it logged, and a function that stops it and returns its
 // exit code.
-func startServer(t *testing.T, stderr *syncBuffer, args ...string) (string, func() int) {
+func startServer(t *testing.T, stderr *testenv.SyncBuffer, args ...string) (string, func() int) {
 	t.Helper()
 	code := make(chan int, 1)
 	go func() { code <- run(args, strings.NewReader(""), io.Discard, stderr) }()
@@ -50,21 +50,10 @@ func startServer(t *testing.T, stderr *syncBuffer, args ...string) (string, func
 	return "", nil
 }
 
-// The password of a store URL appears in no log line, neither while the
-// server runs nor when the store cannot be opened.
-func TestNoSecretInLogs(t *testing.T) {
-	dsn := testenv.Postgres(t)
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The test cluster trusts local connections, so any password works.
-	u.User = url.UserPassword(u.User.Username(), password)
-	var stderr syncBuffer
-	mcpURL, stop := startServer(t, &stderr, "--addr", "127.0.0.1:0", "--fixtures", "--log-level", "debug", "--store", u.String())
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := client.New(mcpURL)
+// runFixtureTask connects c, runs fixture_sleep as a task and waits for
+// its result, failing t at the first error.
+func runFixtureTask(ctx context.Context, t *testing.T, c *client.Client) {
+	t.Helper()
 	if _, err := c.Connect(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +64,23 @@ func TestNoSecretInLogs(t *testing.T) {
 	if _, err := c.Result(ctx, ct.Task.TaskID); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The password of a store URL appears in no log line, neither while the
+// server runs nor when the store cannot be opened.
+func TestNoSecretInLogs(t *testing.T) {
+	dsn := testenv.Postgres(t)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test cluster trusts local connections, so any password works.
+	u.User = url.UserPassword(u.User.Username(), password)
+	var stderr testenv.SyncBuffer
+	mcpURL, stop := startServer(t, &stderr, "--addr", "127.0.0.1:0", "--fixtures", "--log-level", "debug", "--store", u.String())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	runFixtureTask(ctx, t, client.New(mcpURL))
 	if code := stop(); code != 0 {
 		t.Errorf("exit code %d", code)
 	}
@@ -93,7 +99,7 @@ func TestNoSecretInLogs(t *testing.T) {
 		"dynamodb://tbl?endpoint=http://k:" + password + "@127.0.0.1:port",
 		"nosuch://u:" + password + "@x",
 	} {
-		var out syncBuffer
+		var out testenv.SyncBuffer
 		if code := run([]string{"--stdio", "--store", spec}, strings.NewReader(""), io.Discard, &out); code != 1 {
 			t.Errorf("exit %d for a bad store", code)
 		}
@@ -106,7 +112,7 @@ func TestNoSecretInLogs(t *testing.T) {
 // --allow-remote without tokens is refused unless explicitly wanted, and
 // then warned about.
 func TestAllowRemoteWithoutTokens(t *testing.T) {
-	var stderr syncBuffer
+	var stderr testenv.SyncBuffer
 	if code := run([]string{"--addr", "0.0.0.0:0", "--allow-remote"}, strings.NewReader(""), io.Discard, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "--tokens") {
 		t.Errorf("exit %d: %s", code, stderr.String())
@@ -115,12 +121,12 @@ func TestAllowRemoteWithoutTokens(t *testing.T) {
 	if err := os.WriteFile(dir+"/tokens", []byte("tok alice\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stderr = syncBuffer{}
+	stderr = testenv.SyncBuffer{}
 	if code := run([]string{"--addr", "0.0.0.0:0", "--allow-remote", "--tokens", dir + "/tokens", "--allow-anonymous"}, strings.NewReader(""), io.Discard, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "--allow-anonymous-remote") {
 		t.Errorf("exit %d: %s", code, stderr.String())
 	}
-	stderr = syncBuffer{}
+	stderr = testenv.SyncBuffer{}
 	_, stop := startServer(t, &stderr, "--addr", "0.0.0.0:0", "--allow-remote", "--allow-anonymous-remote")
 	if code := stop(); code != 0 {
 		t.Errorf("exit code %d", code)

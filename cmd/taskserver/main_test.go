@@ -9,36 +9,17 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
-
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestStdioMode(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	var stderr syncBuffer
+	var stderr testenv.SyncBuffer
 	code := make(chan int, 1)
 	go func() {
 		code <- run([]string{"--stdio", "--fixtures", "--log-level", "debug"}, inR, outW, &stderr)
@@ -99,35 +80,12 @@ func TestHTTPModeAndGracefulShutdown(t *testing.T) {
 	if err := os.WriteFile(tokens, []byte("# test tokens\nsecret-a alice\n\nsecret-b bob\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
-	code := make(chan int, 1)
-	go func() {
-		code <- run([]string{"--addr", "127.0.0.1:0", "--fixtures", "--tokens", tokens, "--shutdown-grace", "3s"}, strings.NewReader(""), io.Discard, &stderr)
-	}()
-	re := regexp.MustCompile(`url=(http://\S+)`)
-	var url string
-	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); {
-		if m := re.FindStringSubmatch(stderr.String()); m != nil {
-			url = m[1]
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if url == "" {
-		t.Fatalf("server did not start:\n%s", stderr.String())
-	}
+	var stderr testenv.SyncBuffer
+	url, stop := startServer(t, &stderr, "--addr", "127.0.0.1:0", "--fixtures", "--tokens", tokens, "--shutdown-grace", "3s")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c := client.New(url, client.WithHeader("Authorization", "Bearer secret-a"))
-	if _, err := c.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ct, err := c.CallToolAsTask(ctx, "fixture_sleep", map[string]any{"ms": 1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Result(ctx, ct.Task.TaskID); err != nil {
-		t.Fatal(err)
-	}
+	runFixtureTask(ctx, t, c)
 	if _, err := c.GetTask(ctx, "00000000-0000-4000-8000-000000000000"); err == nil {
 		t.Error("unknown task found")
 	}
@@ -139,16 +97,8 @@ func TestHTTPModeAndGracefulShutdown(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("no token: HTTP %d", resp.StatusCode)
 	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case c := <-code:
-		if c != 0 {
-			t.Errorf("exit code %d:\n%s", c, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no graceful shutdown after SIGTERM")
+	if c := stop(); c != 0 {
+		t.Errorf("exit code %d:\n%s", c, stderr.String())
 	}
 	logs := stderr.String()
 	for _, want := range []string{"owner=sub:alice", "task lookup failed", "shutting down"} {

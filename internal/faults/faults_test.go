@@ -78,7 +78,7 @@ type storeFault struct {
 func runOutage(t *testing.T, spec string, f storeFault) {
 	srv := startServer(t, "server", spec)
 	ctx := testCtx(t, 3*time.Minute)
-	c := srv.connect(t, ctx)
+	c := srv.Connect(ctx, t, token)
 	ids := startSleeps(t, ctx, c, outageTasks, taskMillis)
 	created := time.Now()
 
@@ -119,10 +119,10 @@ func runOutage(t *testing.T, spec string, f storeFault) {
 	}
 	t.Logf("all %d outcomes available %s after the store came back", outageTasks, time.Since(back).Round(100*time.Millisecond))
 	// The fault was real: the server saw the store fail.
-	if n := srv.countLog("failed; retrying"); n == 0 {
+	if n := srv.CountLog("failed; retrying"); n == 0 {
 		t.Errorf("the server never saw the store fail; the fault did not happen")
 	}
-	if n := srv.countLog("ended tasks whose worker was lost"); n != 0 {
+	if n := srv.CountLog("ended tasks whose worker was lost"); n != 0 {
 		t.Errorf("the reaper ended live work as lost (%d log lines)", n)
 	}
 }
@@ -246,18 +246,18 @@ func TestSQLiteKilled(t *testing.T) {
 	lease := []string{"--lease", "1s"}
 	first := startServer(t, "first", spec, lease...)
 	ctx := testCtx(t, 3*time.Minute)
-	c := first.connect(t, ctx)
+	c := first.Connect(ctx, t, token)
 	ids := startSleeps(t, ctx, c, running, 600_000)
 	for _, id := range ids {
 		if task, err := c.GetTask(ctx, id); err != nil || task.Status != string(tasks.StatusWorking) {
 			t.Fatalf("task %s before the kill: %+v %v", id, task, err)
 		}
 	}
-	first.kill(t)
+	first.Kill(t)
 
 	second := startServer(t, "restarted", spec, lease...)
 	restarted := time.Now()
-	c2 := second.connect(t, ctx)
+	c2 := second.Connect(ctx, t, token)
 	for i, id := range ids {
 		task := awaitTerminal(t, ctx, c2, id, 15*time.Second)
 		if task.Status != string(tasks.StatusFailed) || !strings.Contains(task.StatusMessage, "stopped before it finished") {

@@ -15,8 +15,8 @@ func testCursorsAcrossInstances(t *testing.T, spec string) {
 	a, b := startInstance(t, "A", spec), startInstance(t, "B", spec)
 	c := startInstance(t, "C", spec, "--cursor-key-file", cursorKeyFile(t, "another-key-of-instance-c-77e1"))
 	ctx := testCtx(t)
-	ca, cb, cc := a.connect(t, ctx, tokenAlice), b.connect(t, ctx, tokenAlice), c.connect(t, ctx, tokenAlice)
-	bob := b.connect(t, ctx, tokenBob)
+	ca, cb, cc := a.Connect(ctx, t, tokenAlice), b.Connect(ctx, t, tokenAlice), c.Connect(ctx, t, tokenAlice)
+	bob := b.Connect(ctx, t, tokenBob)
 
 	// More tasks than one page (50 by default) holds.
 	created := map[string]bool{}

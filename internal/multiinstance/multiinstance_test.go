@@ -52,8 +52,8 @@ func structured(t *testing.T, raw json.RawMessage) string {
 func testCrossInstance(t *testing.T, spec string) {
 	a, b := startInstance(t, "A", spec), startInstance(t, "B", spec)
 	ctx := testCtx(t)
-	ca, cb := a.connect(t, ctx, tokenAlice), b.connect(t, ctx, tokenAlice)
-	bob := b.connect(t, ctx, tokenBob)
+	ca, cb := a.Connect(ctx, t, tokenAlice), b.Connect(ctx, t, tokenAlice)
+	bob := b.Connect(ctx, t, tokenBob)
 
 	// Created on A, running on A.
 	id := sleepTask(t, ctx, ca, 1500)
@@ -172,7 +172,7 @@ func testCrossInstance(t *testing.T, spec string) {
 func testKilledWorker(t *testing.T, spec string) {
 	a, b := startInstance(t, "A", spec), startInstance(t, "B", spec)
 	ctx := testCtx(t)
-	ca, cb := a.connect(t, ctx, tokenAlice), b.connect(t, ctx, tokenAlice)
+	ca, cb := a.Connect(ctx, t, tokenAlice), b.Connect(ctx, t, tokenAlice)
 
 	// A result completed on A before the crash.
 	doneID := sleepTask(t, ctx, ca, 0)
@@ -187,7 +187,7 @@ func testKilledWorker(t *testing.T, spec string) {
 		t.Fatalf("before the kill, on B: %+v, %v", w, err)
 	}
 
-	a.kill(t)
+	a.Kill(t)
 	killed := time.Now()
 	_, err = cb.Result(ctx, id)
 	ended := time.Now()
@@ -229,7 +229,7 @@ func TestPostgresOutage(t *testing.T) {
 	cluster := testenv.PostgresCluster(t, testenv.PostgresOptions{Fsync: true, Private: true})
 	a := startInstance(t, "A", cluster.NewDatabase(t))
 	ctx := testCtx(t)
-	ca := a.connect(t, ctx, tokenAlice)
+	ca := a.Connect(ctx, t, tokenAlice)
 	id := sleepTask(t, ctx, ca, 0)
 	before, err := ca.Result(ctx, id)
 	if err != nil {

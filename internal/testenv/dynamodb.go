@@ -330,13 +330,7 @@ func (p *DynamoDBProcess) Pause() error { return freeze(p.cmd.Process) }
 func (p *DynamoDBProcess) Resume() error { return thaw(p.cmd.Process) }
 
 func (p *DynamoDBProcess) stop() {
-	_ = p.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-p.exited:
-	case <-time.After(5 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-	}
+	Interrupt(p.cmd.Process, p.exited, os.Interrupt, 5*time.Second)
 	_ = os.RemoveAll(p.logDir)
 }
 
@@ -387,7 +381,7 @@ func startServerProc(name string, newCmd func(port int) *exec.Cmd) (*DynamoDBPro
 // the server down mid-test). The returned channel closes when the process
 // has exited and done has run.
 func runChild(cmd *exec.Cmd, done func()) (<-chan struct{}, error) {
-	setChildAttrs(cmd)
+	DieWithParent(cmd)
 	exited := make(chan struct{})
 	started := make(chan error, 1)
 	go func() {

@@ -210,13 +210,7 @@ func (s *RedisServer) Stop() {
 		return
 	}
 	_ = thaw(s.cmd.Process) // a paused server could not act on the signal
-	_ = s.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-s.done:
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
+	Interrupt(s.cmd.Process, s.done, os.Interrupt, 10*time.Second)
 	s.cmd, s.done = nil, nil
 }
 

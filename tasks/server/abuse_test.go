@@ -22,6 +22,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
 	"github.com/mcptasks/mcptasks/tasks/server"
@@ -75,24 +76,6 @@ func wantLimitError(t testing.TB, status int, body []byte, wantStatus int, conta
 	}
 }
 
-// lockedBuffer is a bytes.Buffer safe for concurrent use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // rssKB reads the process's resident set size (Linux), 0 if unknown.
 func rssKB() int64 {
 	b, err := os.ReadFile("/proc/self/status")
@@ -112,7 +95,7 @@ func rssKB() int64 {
 // memory stays bounded and a client from another address is served.
 func TestSessionFloodIsBounded(t *testing.T) {
 	const perIdentity = 2000
-	var logs lockedBuffer
+	var logs testenv.SyncBuffer
 	inst := start(t, reference.Options{
 		Logger:        slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		ServerOptions: []server.Option{server.WithMaxSessionsPerIdentity(perIdentity)},

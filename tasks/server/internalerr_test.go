@@ -1,14 +1,13 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/server/reference"
@@ -24,26 +23,8 @@ func (s brokenGet) Get(context.Context, tasks.Owner, string) (tasks.Record, erro
 	return tasks.Record{}, errBackend
 }
 
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
-
 func TestInternalErrorsKeepBackendDetailsInTheLog(t *testing.T) {
-	var logs syncBuffer
+	var logs testenv.SyncBuffer
 	store := brokenGet{memory.New(tasks.Config{})}
 	inst := start(t, reference.Options{Store: store, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	c := connect(t, inst.URL)

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package multiinstance_test
-
-import "os/exec"
-
-// dieWithParent is a no-op where the kernel offers no parent-death signal.
-func dieWithParent(*exec.Cmd) {}
