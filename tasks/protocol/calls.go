@@ -44,8 +44,8 @@ func parseTTL(raw json.RawMessage) (*time.Duration, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	if jsonType(raw) != "a number" {
-		return nil, badParam(`"task.ttl" must be an integer number of milliseconds, got %s`, jsonType(raw))
+	if JSONType(raw) != "a number" {
+		return nil, badParam(`"task.ttl" must be an integer number of milliseconds, got %s`, JSONType(raw))
 	}
 	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
 		if n < 0 {
@@ -85,8 +85,8 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 	args := p.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
-	} else if !isObject(args) {
-		return nil, badParam(`"arguments" must be an object, got %s`, jsonType(args))
+	} else if !IsObject(args) {
+		return nil, badParam(`"arguments" must be an object, got %s`, JSONType(args))
 	}
 	token, hasToken, err := p.Meta.ProgressToken()
 	if err != nil || (hasToken && token.IsZero()) {

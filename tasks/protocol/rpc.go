@@ -79,18 +79,20 @@ func decodeParams(params json.RawMessage, v any) error {
 		params = json.RawMessage(`{}`)
 	}
 	if err := json.Unmarshal(params, v); err != nil {
-		return badParam("%s", fieldError(err))
+		return badParam("%s", FieldError(err))
 	}
 	return nil
 }
 
-func isObject(b json.RawMessage) bool {
+// IsObject reports whether a raw JSON value is an object.
+func IsObject(b json.RawMessage) bool {
 	b = bytes.TrimSpace(b)
 	return len(b) > 0 && b[0] == '{'
 }
 
-// jsonType names the JSON type of a raw value, for error messages.
-func jsonType(b json.RawMessage) string {
+// JSONType names the JSON type of a raw value ("an object", "a string",
+// …) for error messages a person reads.
+func JSONType(b json.RawMessage) string {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return "nothing"
@@ -110,8 +112,9 @@ func jsonType(b json.RawMessage) string {
 	return "a number"
 }
 
-// fieldError turns a json decoding error into a message naming the field.
-func fieldError(err error) string {
+// FieldError turns an encoding/json decoding error into a message that
+// names the field and the expected type, for invalid-params answers.
+func FieldError(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		if te.Field != "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
 )
 
 // Fixture tool names: the tools a server under test exposes so that every
@@ -90,7 +91,7 @@ type fixtureArgs struct {
 func decodeFixture(args json.RawMessage) (fixtureArgs, error) {
 	var a fixtureArgs
 	if err := json.Unmarshal(args, &a); err != nil {
-		return a, errors.New(fieldError(err))
+		return a, errors.New(protocol.FieldError(err))
 	}
 	return a, nil
 }

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
 )
 
 // envelope is the JSON-RPC 2.0 framing of one message; params, result and
@@ -68,7 +68,7 @@ func decode(data []byte) (*envelope, kind, error) {
 		if errors.As(err, &se) || !json.Valid(data) {
 			return nil, 0, &decodeError{err: rpcErr(tasks.CodeParseError, "parse error: the message is not valid JSON")}
 		}
-		return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "invalid request: "+fieldError(err))}
+		return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "invalid request: "+protocol.FieldError(err))}
 	}
 	bad := func(why string) (*envelope, kind, error) {
 		id := m.ID
@@ -84,7 +84,7 @@ func decode(data []byte) (*envelope, kind, error) {
 		if m.Result != nil || m.Error != nil {
 			return bad("a message with a method cannot carry result or error")
 		}
-		if m.Params != nil && !isObject(m.Params) {
+		if m.Params != nil && !protocol.IsObject(m.Params) {
 			return bad(`"params" must be an object`)
 		}
 		if m.ID == nil {
@@ -121,71 +121,11 @@ func validID(id json.RawMessage) error {
 		}
 		return errors.New(`"id" must be a string or an integer`)
 	}
-	return errors.New(`"id" must be a string or an integer, not ` + jsonType(id))
-}
-
-func isObject(b json.RawMessage) bool {
-	b = bytes.TrimSpace(b)
-	return len(b) > 0 && b[0] == '{'
-}
-
-// jsonType names the JSON type of a raw value, for error messages.
-func jsonType(b json.RawMessage) string {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return "nothing"
-	}
-	switch b[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
+	return errors.New(`"id" must be a string or an integer, not ` + protocol.JSONType(id))
 }
 
 func rpcErr(code int, msg string) *tasks.RPCError {
 	return &tasks.RPCError{Code: int64(code), Message: msg}
-}
-
-// fieldError turns a json decoding error into a message naming the field.
-func fieldError(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		if te.Field != "" {
-			return fmt.Sprintf("%q must be %s, got %s", te.Field, goTypeName(te.Type.Kind().String()), te.Value)
-		}
-		return fmt.Sprintf("expected %s, got %s", goTypeName(te.Type.Kind().String()), te.Value)
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return "malformed JSON: " + se.Error()
-	}
-	return err.Error()
-}
-
-func goTypeName(k string) string {
-	switch k {
-	case "string":
-		return "a string"
-	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
-		return "an integer"
-	case "float32", "float64":
-		return "a number"
-	case "bool":
-		return "a boolean"
-	case "struct", "map":
-		return "an object"
-	case "slice", "array":
-		return "an array"
-	}
-	return "a " + k
 }
 
 // appendResponse encodes a success response.
