@@ -1,45 +1,16 @@
 package main
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/mcptasks/mcptasks/internal/taskserverproc"
 	"github.com/mcptasks/mcptasks/suites"
 	"github.com/mcptasks/mcptasks/suites/report"
 )
-
-var (
-	taskserverOnce sync.Once
-	taskserverPath string
-	taskserverErr  error
-)
-
-// taskserverBinary builds cmd/taskserver once: the stdio server the
-// --command runs certify.
-func taskserverBinary(t *testing.T) string {
-	t.Helper()
-	taskserverOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "conformance-taskserver")
-		if err != nil {
-			taskserverErr = err
-			return
-		}
-		taskserverPath = filepath.Join(dir, "taskserver")
-		out, err := exec.Command("go", "build", "-o", taskserverPath, "../taskserver").CombinedOutput()
-		if err != nil {
-			taskserverErr = errors.New(string(out))
-		}
-	})
-	if taskserverErr != nil {
-		t.Fatalf("building cmd/taskserver: %v", taskserverErr)
-	}
-	return taskserverPath
-}
 
 // TestStdioTaskserverThroughTheBinary certifies `taskserver --stdio` with
 // --command: two identities are two commands on one SQLite file. The run
@@ -50,7 +21,7 @@ func TestStdioTaskserverThroughTheBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two full conformance runs")
 	}
-	bin := taskserverBinary(t)
+	bin := taskserverproc.Binary(t)
 	db := filepath.Join(t.TempDir(), "tasks.db")
 	cmd := bin + " --stdio --fixtures --store 'sqlite:" + db + "'"
 	dir := t.TempDir()

@@ -3,47 +3,16 @@ package client_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mcptasks/mcptasks/internal/taskserverproc"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
-
-var (
-	taskserverOnce sync.Once
-	taskserverBin  string
-	taskserverErr  error
-)
-
-// taskserver builds cmd/taskserver once: the real stdio server the
-// transport is tested against (the client package itself never imports
-// the server).
-func taskserver(t *testing.T) string {
-	t.Helper()
-	taskserverOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "stdio-taskserver")
-		if err != nil {
-			taskserverErr = err
-			return
-		}
-		taskserverBin = filepath.Join(dir, "taskserver")
-		out, err := exec.Command("go", "build", "-o", taskserverBin, "../../cmd/taskserver").CombinedOutput()
-		if err != nil {
-			taskserverErr = errors.New(string(out))
-		}
-	})
-	if taskserverErr != nil {
-		t.Fatalf("building cmd/taskserver: %v", taskserverErr)
-	}
-	return taskserverBin
-}
 
 func startProcess(t *testing.T, argv []string, env ...string) *client.Process {
 	t.Helper()
@@ -56,7 +25,7 @@ func startProcess(t *testing.T, argv []string, env ...string) *client.Process {
 }
 
 func TestStdioAgainstTaskserver(t *testing.T) {
-	p := startProcess(t, []string{taskserver(t), "--stdio", "--fixtures"})
+	p := startProcess(t, []string{taskserverproc.Binary(t), "--stdio", "--fixtures"})
 	var elicited atomic.Int32
 	var received atomic.Int32
 	c := client.NewStdio(p,
