@@ -10,6 +10,13 @@ TEST_FLAGS ?= -race -count=1 -timeout 45m
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := bin/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 
+# Every Go module in this repository: the toolkit at the root, then modules that
+# pull in an MCP SDK (adapters, examples) and so live apart, so that importing
+# the toolkit never pulls an SDK in. test, lint and bench cover all of them.
+MODULES := $(shell find . -name go.mod -not -path '*/testdata/*' -not -path './bin/*' \
+	-not -path './trial-results/*' -not -path '*/node_modules/*' -not -path './.cache/*' \
+	-exec dirname {} \; | sort)
+
 .PHONY: all schema generate verify-generate test lint bench fuzz conformance trials clean
 
 all: verify-generate lint test
@@ -41,20 +48,19 @@ verify-generate: generate
 
 ## test: the whole test suite, with the race detector, against real engines
 test: schema
-	$(GO) test $(TEST_FLAGS) ./...
+	@set -e; for m in $(MODULES); do echo "== go test $$m"; (cd $$m && $(GO) test $(TEST_FLAGS) ./...); done
 
 ## lint: formatting, vet and staticcheck (settings in staticcheck.conf)
 lint: $(STATICCHECK)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:" $$out >&2; exit 1; fi
-	$(GO) vet ./...
-	$(STATICCHECK) ./...
+	@set -e; for m in $(MODULES); do echo "== vet+staticcheck $$m"; (cd $$m && $(GO) vet ./... && $(CURDIR)/$(STATICCHECK) ./...); done
 
 $(STATICCHECK):
 	GOBIN=$(CURDIR)/$(dir $(STATICCHECK)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 ## bench: every benchmark (stores, server) once
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./...
+	@set -e; for m in $(MODULES); do (cd $$m && $(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./...); done
 
 ## conformance: certify the embedded reference server (the README's main command)
 conformance:
