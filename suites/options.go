@@ -33,6 +33,12 @@ type options struct {
 	progress     io.Writer
 	progressTTY  bool
 	timeoutScale float64
+
+	// overrides are the operator's feature settings (WithFeature);
+	// features is the decision CertifyServer made from its probe, handed
+	// to DescribeServer so specs and report agree.
+	overrides map[Feature]bool
+	features  FeatureSet
 }
 
 // profileFor is the profile of a run in mode: the one chosen, else the

@@ -10,6 +10,6 @@ func ReportLookup(id string) (report.Requirement, bool) {
 	if !ok {
 		return report.Requirement{}, false
 	}
-	return report.Requirement{ID: r.ID, Level: string(r.Level), Section: r.Section, Feature: r.Feature, Summary: r.Summary,
-		Toolkit: r.Toolkit()}, true
+	return report.Requirement{ID: r.ID, Level: string(r.Level), Section: r.Section, Summary: r.Summary,
+		Toolkit: r.Toolkit(), Vendor: r.Vendor()}, true
 }

@@ -37,7 +37,11 @@ type Requirement struct {
 	ID      string
 	Level   Level
 	Section string // where the rule lives, e.g. "basic/utilities/tasks.mdx § Task Cancellation"
-	Feature string // optional feature it belongs to, "core" if always in scope
+	// Feature is the feature the rule belongs to in the MCP catalog's
+	// grouping ("core" if always in scope); in store mode a feature other
+	// than core is also what its specs need. What the server specs of a
+	// rule depend on is in the server feature table (FeaturesIn).
+	Feature Feature
 	Summary string // our own one-line paraphrase
 	Retired bool
 }
@@ -51,6 +55,16 @@ const ToolkitPrefix = "MCPT-"
 // recommendations: reported apart, never deciding the verdict, unless
 // strict mode or the toolkit profile binds them.
 func (r Requirement) Toolkit() bool { return strings.HasPrefix(r.ID, ToolkitPrefix) }
+
+// VendorPrefix starts the id of every requirement a vendor registers with
+// RegisterRequirement, so it can never collide with a rule of the MCP
+// specification or of this toolkit.
+const VendorPrefix = "X-"
+
+// Vendor reports whether r was registered by a vendor (RegisterRequirement).
+// Like the toolkit's rules, vendor rules are recommendations unless strict
+// mode or the toolkit profile binds them.
+func (r Requirement) Vendor() bool { return strings.HasPrefix(r.ID, VendorPrefix) }
 
 // Profile says which rules decide the verdict of a run.
 type Profile string
@@ -75,26 +89,58 @@ func ParseProfile(s string) (Profile, error) {
 	return "", fmt.Errorf("unknown profile %q (want %s or %s)", s, ProfileMCP, ProfileToolkit)
 }
 
-// Requirements returns every registered requirement, sorted by id.
+// Requirements returns every registered requirement, vendors' included,
+// sorted by id.
 func Requirements() []Requirement {
-	all := slices.Concat(storeRequirements, serverRequirements)
+	all := slices.Concat(storeRequirements, serverRequirements, vendorRequirements)
 	slices.SortFunc(all, func(a, b Requirement) int { return strings.Compare(a.ID, b.ID) })
 	return all
 }
 
 // Lookup finds a requirement by id.
 func Lookup(id string) (Requirement, bool) {
-	for _, r := range storeRequirements {
-		if r.ID == id {
-			return r, true
-		}
-	}
-	for _, r := range serverRequirements {
-		if r.ID == id {
-			return r, true
+	for _, list := range [][]Requirement{storeRequirements, serverRequirements, vendorRequirements} {
+		for _, r := range list {
+			if r.ID == id {
+				return r, true
+			}
 		}
 	}
 	return Requirement{}, false
+}
+
+// Registered by vendors (RegisterRequirement), at init.
+var (
+	vendorRequirements []Requirement
+	vendorFeatures     = map[string]Needs{}
+)
+
+// RegisterRequirement adds a vendor's own server requirement to the
+// registry, with the features its specs depend on in server mode, so that
+// specs added with DescribeServerSpecs can name it. The id must start
+// with VendorPrefix ("X-ACME-001"), be new, and have a level and a
+// summary. Call it at init, before the suite is described (it is not safe
+// to call while a suite runs).
+func RegisterRequirement(r Requirement, n Needs) error {
+	switch {
+	case !r.Vendor() || len(r.ID) <= len(VendorPrefix):
+		return fmt.Errorf("suites: vendor requirement id %q must start with %q", r.ID, VendorPrefix)
+	case r.Level != LevelMust && r.Level != LevelShould && r.Level != LevelMay:
+		return fmt.Errorf("suites: vendor requirement %s: level %q is none of MUST, SHOULD, MAY", r.ID, r.Level)
+	case strings.TrimSpace(r.Summary) == "":
+		return fmt.Errorf("suites: vendor requirement %s has no summary", r.ID)
+	}
+	if _, dup := Lookup(r.ID); dup {
+		return fmt.Errorf("suites: requirement %s is already registered", r.ID)
+	}
+	for _, f := range n.All() {
+		if _, err := ParseFeature(string(f)); err != nil {
+			return fmt.Errorf("suites: vendor requirement %s: %w", r.ID, err)
+		}
+	}
+	vendorRequirements = append(vendorRequirements, r)
+	vendorFeatures[r.ID] = n
+	return nil
 }
 
 // Label keys used on every spec.
@@ -106,23 +152,16 @@ const (
 	LabelMode    = "mode"
 )
 
-// Req returns the labels for a spec that tests requirement id: req, level
-// and feature. It panics while the spec tree is built if id is unknown,
-// which the registry test catches before release.
-func Req(id string) ginkgo.Labels {
+// storeReq returns the labels for a store spec that tests requirement id:
+// req, level and the features it needs in store mode. It panics while the
+// spec tree is built if id is unknown, which the registry test catches
+// before release.
+func storeReq(id string) ginkgo.Labels {
 	r, ok := Lookup(id)
 	if !ok {
 		panic(fmt.Sprintf("suites: unknown requirement id %q", id))
 	}
-	feature := r.Feature
-	if feature == "" {
-		feature = "core"
-	}
-	return ginkgo.Label(
-		LabelReq+":"+r.ID,
-		LabelLevel+":"+strings.ToLower(string(r.Level)),
-		LabelFeature+":"+feature,
-	)
+	return reqLabels(r, ModeStore)
 }
 
 // Skip reasons carry one of these prefixes so reports can tell "the subject

@@ -94,24 +94,24 @@ func CertifyServer(ctx context.Context, t ginkgo.GinkgoTestingT, cfg ServerConfi
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg = o.scale(cfg)
+	scaled := newOptions(opts).scale(cfg)
 	pctx, cancel := context.WithTimeout(ctx, time.Duration(float64(15*time.Second)*max(o.timeoutScale, 1)))
-	init, caps, tools, err := Probe(pctx, cfg)
+	p, features, err := probeFeatures(pctx, scaled, o.overrides)
 	cancel()
 	if err != nil {
 		return nil, &HandshakeError{Unreachable: !cfg.Stdio() && Unreachable(err), Err: err}
 	}
+	init, caps, auth := p.init, p.caps, p.auth
 	var inferred []string
-	for _, r := range sortedRoles() {
-		if name := cfg.ToolName(r); name != "" && slices.ContainsFunc(tools, func(tool client.Tool) bool { return tool.Name == name }) {
-			inferred = append(inferred, "fixture:"+r)
+	for _, r := range Roles() {
+		if name := cfg.ToolName(r); name != "" && slices.ContainsFunc(p.tools, func(tool client.Tool) bool { return tool.Name == name }) {
+			inferred = append(inferred, "fixture:"+string(r))
 		}
 	}
 	full := cfg.withDefaults()
 	if len(full.HeadersB) > 0 {
 		inferred = append(inferred, "identity-b")
 	}
-	auth := DetectAuthorization(ctx, cfg)
 	switch {
 	case auth.Contexts:
 		inferred = append(inferred, "authorization-contexts")
@@ -131,18 +131,20 @@ func CertifyServer(ctx context.Context, t ginkgo.GinkgoTestingT, cfg ServerConfi
 		o.implVersion = init.ServerInfo.Version
 	}
 	meta := report.Meta{
-		Features: report.Features{Declared: caps.Names(), Inferred: inferred},
-		Targets:  o.targets(cfg),
+		Features: report.Features{Declared: caps.Names(), Inferred: inferred,
+			Overridden: features.overridden(), Decisions: features.report()},
+		Targets: o.targets(cfg),
 	}
 	if o.progress != nil {
 		fmt.Fprintf(o.progress, "Server: %s %s, protocol %s, declares: %s\n", init.ServerInfo.Name, init.ServerInfo.Version,
 			init.ProtocolVersion, orNothing(caps.Names()))
+		fmt.Fprintf(o.progress, "Features: %s\n", features.summary())
 		if len(full.HeadersB) > 0 && !auth.Contexts {
 			fmt.Fprintf(o.progress, "Identity B is not a second authorization context (%s): the requirements binding tasks to an authorization context are not judged.\n", auth.Reason)
 		}
 	}
 	title := "mcptasks server conformance"
-	gr, rep := runSuite(t, ModeServer, title, func() { DescribeServer(cfg, append(opts, WithSpecTimeout(o.specTimeout))...) }, o, meta)
+	gr, rep := runSuite(t, ModeServer, title, func() { DescribeServer(cfg, append(opts, withFeatureSet(features))...) }, o, meta)
 	run := &ServerRun{Report: rep, Ginkgo: gr, Authorization: auth}
 	if o.reportDir != "" {
 		if err := report.WriteAll(o.reportDir, rep, gr); err != nil {
@@ -151,6 +153,9 @@ func CertifyServer(ctx context.Context, t ginkgo.GinkgoTestingT, cfg ServerConfi
 	}
 	return run, nil
 }
+
+// withFeatureSet hands CertifyServer's feature decision to DescribeServer.
+func withFeatureSet(fs FeatureSet) Option { return func(o *options) { o.features = fs } }
 
 // scale applies WithTimeoutScale to the configuration and the options.
 func (o *options) scale(cfg ServerConfig) ServerConfig {

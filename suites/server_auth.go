@@ -172,18 +172,10 @@ func (env *ServerEnv) AuthB(ctx context.Context) *client.Client {
 	if len(env.Config.HeadersB) == 0 {
 		env.noIdentityB()
 	}
-	if a := env.authorization(ctx); !a.Contexts {
+	if !env.Has(FeatureAuthorization) {
+		a := env.authorization(ctx)
 		NotSupported("identity B is not a second authorization context: %s. This requirement binds tasks to authorization contexts; "+
 			"isolation between sessions of a server without authorization is judged by TASKS-SEC-005 and MCPT-SESSION-001", a.Reason)
 	}
 	return env.B(ctx)
-}
-
-// RequireAnonymous makes the spec not-applicable unless the server serves
-// requests without credentials.
-func (env *ServerEnv) RequireAnonymous(ctx context.Context) {
-	ginkgo.GinkgoHelper()
-	if a := env.authorization(ctx); !a.Anonymous {
-		NotApplicable("the server does not serve requests without credentials (%s), so it tells requestors apart by authorization", a.Reason)
-	}
 }

@@ -12,7 +12,6 @@ import (
 
 var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *ServerEnv) {
 	env.It("has the task cancelled by the time it answers tasks/cancel", "TASKS-CANCEL-003", func(ctx SpecContext) {
-		env.RequireCancel()
 		created := env.Running(ctx, 5000)
 		t, err := env.A.CancelTask(ctx, created.Task.TaskID)
 		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
@@ -26,7 +25,6 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 	})
 
 	env.It("keeps a cancelled task cancelled after its work would have finished", "TASKS-CANCEL-004", func(ctx SpecContext) {
-		env.RequireCancel()
 		const ms = 300
 		created := env.Running(ctx, ms)
 		_, err := env.A.CancelTask(ctx, created.Task.TaskID)
@@ -41,7 +39,6 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 	})
 
 	env.It("refuses to cancel a task that already ended with -32602", "TASKS-CANCEL-001", func(ctx SpecContext) {
-		env.RequireCancel()
 		done := env.Sleep(ctx, 0)
 		env.Await(ctx, done.Task.TaskID)
 		_, err := env.A.CancelTask(ctx, done.Task.TaskID)
@@ -62,7 +59,6 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 	})
 
 	env.It("returns the cancelled task flat in the tasks/cancel result", "TASKS-WIRE-CANCEL-001", func(ctx SpecContext) {
-		env.RequireCancel()
 		created := env.Running(ctx, 5000)
 		raw, err := env.A.Call(ctx, "tasks/cancel", map[string]string{"taskId": created.Task.TaskID})
 		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
@@ -73,7 +69,6 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 	})
 
 	env.It("copes with a cancel racing the task's completion", "TASKS-NCANCEL-008", func(ctx SpecContext) {
-		env.RequireCancel()
 		for i := 0; i < 5; i++ {
 			created := env.Sleep(ctx, 20)
 			time.Sleep(time.Duration(15+2*i) * time.Millisecond)

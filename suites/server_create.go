@@ -12,7 +12,6 @@ import (
 
 var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 	env.It("answers a task-augmented call with a CreateTaskResult", "TASKS-RESULT-001", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		name := env.Fixture(env.TaskSleep())
 		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
 		Expect(err).NotTo(HaveOccurred())
@@ -24,7 +23,6 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 	})
 
 	env.It("wraps the task in a task member instead of flattening it", "TASKS-WIRE-CREATE-001", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		name := env.Fixture(env.TaskSleep())
 		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
 		Expect(err).NotTo(HaveOccurred())
@@ -38,7 +36,6 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 	})
 
 	env.It("returns the CreateTaskResult at once, before the work is done", "TASKS-RESULT-002", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		env.Fixture(env.TaskSleep())
 		const ms = 2000
 		start := time.Now()
@@ -68,14 +65,14 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 			"createdAt %s is more than %s away from the harness clock (%s) when the task was created", created.Task.CreatedAt, clockDrift, before.UTC().Format(time.RFC3339Nano))
 		final := env.Await(ctx, created.Task.TaskID)
 		env.taskTimes(final, "tasks/get")
-		if env.Caps.List {
+		if env.Has(FeatureList) {
 			all, err := env.A.ListAllTasks(ctx, 100)
 			Expect(err).NotTo(HaveOccurred())
 			for i := range all {
 				env.taskTimes(&all[i], "tasks/list")
 			}
 		}
-		if env.Caps.Cancel {
+		if env.Has(FeatureCancel) {
 			slow := env.Running(ctx, 5000)
 			t, err := env.A.CancelTask(ctx, slow.Task.TaskID)
 			env.cancelOK(ctx, err, slow.Task.TaskID, "tasks/cancel")
@@ -84,7 +81,6 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 	})
 
 	env.It("mints the task id itself, ignoring one proposed by the client", "TASKS-ID-002", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		name := env.Fixture(env.TaskSleep())
 		params := client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0})}.Params()
 		params["task"] = map[string]any{"taskId": "client-chosen-id"}
@@ -106,7 +102,6 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 	})
 
 	env.It("uses JSON strings for task ids", "TASKS-ID-001", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		name := env.Fixture(env.TaskSleep())
 		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
 		Expect(err).NotTo(HaveOccurred())

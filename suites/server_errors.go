@@ -25,14 +25,13 @@ var _ = describeServer("Protocol errors", "errors", func(env *ServerEnv) {
 	}
 	methods := func() []string {
 		ms := []string{"tasks/get", "tasks/result"}
-		if env.Caps.Cancel {
+		if env.Has(FeatureCancel) {
 			ms = append(ms, "tasks/cancel")
 		}
 		return ms
 	}
 
 	env.It("answers tasks/get, tasks/result and tasks/cancel for a bad taskId with -32602", "TASKS-ERR-001", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		for _, m := range methods() {
 			for what, id := range badIDs {
 				_, err := env.A.Call(ctx, m, map[string]any{"taskId": id})
@@ -42,7 +41,6 @@ var _ = describeServer("Protocol errors", "errors", func(env *ServerEnv) {
 	})
 
 	env.It("explains protocol errors in the error message", "TASKS-ERR-005", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		for _, m := range methods() {
 			_, err := env.A.Call(ctx, m, map[string]any{"taskId": "00000000-0000-4000-8000-000000000000"})
 			var rpc *client.RPCError
@@ -54,7 +52,6 @@ var _ = describeServer("Protocol errors", "errors", func(env *ServerEnv) {
 	})
 
 	env.It("answers every error with the request id, an integer code and a message", "TASKS-JSONRPC-005", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		m, err := env.A.CallMessage(ctx, "tasks/get", map[string]any{"taskId": "00000000-0000-4000-8000-000000000000"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(m.Kind).To(Equal(client.KindError), "tasks/get of an unknown task succeeded")

@@ -102,7 +102,6 @@ var _ = describeServer("Handshake and capabilities", "handshake", func(env *Serv
 	})
 
 	env.It("declares the tools capability when it offers task-augmented tools", "TASKS-TOOLDEF-001", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		Expect(env.Caps.Tools).To(BeTrue(), "tasks.requests.tools.call is declared without capabilities.tools")
 	})
 

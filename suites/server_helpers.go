@@ -21,8 +21,14 @@ import (
 // Fixture returns the server's tool for role, after checking it is listed
 // with a taskSupport that suits the role. A missing or unsuitable tool
 // makes the spec not-supported.
-func (env *ServerEnv) Fixture(role string) string {
+func (env *ServerEnv) Fixture(role Role) string {
 	ginkgo.GinkgoHelper()
+	switch role {
+	case FixtureInput:
+		env.use(FeatureInput)
+	case FixtureProgress:
+		env.use(FeatureProgress)
+	}
 	name := env.Config.ToolName(role)
 	if name == "" {
 		NotSupported("no tool is mapped to the fixture role %q", role)
@@ -54,47 +60,16 @@ func (env *ServerEnv) Fixture(role string) string {
 }
 
 // Args renames the arguments of a fixture call to the server's names.
-func (env *ServerEnv) Args(role string, args map[string]any) map[string]any {
+func (env *ServerEnv) Args(role Role, args map[string]any) map[string]any {
 	return env.Config.FixtureArguments(role, args)
-}
-
-// RequireTaskTools makes the spec not-applicable when the server does not
-// offer task-augmented tools/call: neither declared in its capabilities
-// nor shown by a listed tool with taskSupport optional or required. A
-// server that lists such tools without the capability is judged like one
-// that declares it (the missing declaration is TASKS-CAP-001's finding),
-// unless it then refuses the task (see CreateOn).
-func (env *ServerEnv) RequireTaskTools() {
-	ginkgo.GinkgoHelper()
-	if !env.Caps.ToolsCall && env.listedTaskTool() == "" {
-		NotApplicable("the server does not declare capabilities.tasks.requests.tools.call and lists no tool with taskSupport optional or required")
-	}
-}
-
-// RequireList makes the spec not-applicable without tasks.list.
-func (env *ServerEnv) RequireList() {
-	ginkgo.GinkgoHelper()
-	env.RequireTaskTools()
-	if !env.Caps.List {
-		NotApplicable("the server does not declare capabilities.tasks.list")
-	}
-}
-
-// RequireCancel makes the spec not-applicable without tasks.cancel.
-func (env *ServerEnv) RequireCancel() {
-	ginkgo.GinkgoHelper()
-	env.RequireTaskTools()
-	if !env.Caps.Cancel {
-		NotApplicable("the server does not declare capabilities.tasks.cancel")
-	}
 }
 
 // CreateOn calls the fixture role as a task through c (ttl nil: none
 // requested) and fails the spec if no task comes back. The task is
 // cancelled at the end of the spec if still running.
-func (env *ServerEnv) CreateOn(ctx context.Context, c *client.Client, role string, args map[string]any, ttl *int64, opts ...client.CallOption) *client.CreateTaskResult {
+func (env *ServerEnv) CreateOn(ctx context.Context, c *client.Client, role Role, args map[string]any, ttl *int64, opts ...client.CallOption) *client.CreateTaskResult {
 	ginkgo.GinkgoHelper()
-	env.RequireTaskTools()
+	env.use(FeatureCore)
 	name := env.Fixture(role)
 	res, err := c.CallToolAsTask(ctx, name, env.Args(role, args), ttl, opts...)
 	env.undeclaredRefusal(err, name)
@@ -109,9 +84,9 @@ func (env *ServerEnv) CreateOn(ctx context.Context, c *client.Client, role strin
 // CreateCall sends tc as a task through c after resolving the fixture
 // role into the tool name and the server's argument names (tc.Arguments
 // must then be a map[string]any with role argument names).
-func (env *ServerEnv) CreateCall(ctx context.Context, c *client.Client, role string, tc client.ToolCall, opts ...client.CallOption) *client.CreateTaskResult {
+func (env *ServerEnv) CreateCall(ctx context.Context, c *client.Client, role Role, tc client.ToolCall, opts ...client.CallOption) *client.CreateTaskResult {
 	ginkgo.GinkgoHelper()
-	env.RequireTaskTools()
+	env.use(FeatureCore)
 	tc.Name = env.Fixture(role)
 	if args, ok := tc.Arguments.(map[string]any); ok {
 		tc.Arguments = env.Args(role, args)
@@ -130,7 +105,7 @@ func (env *ServerEnv) CreateCall(ctx context.Context, c *client.Client, role str
 }
 
 // Create is CreateOn with identity A's client.
-func (env *ServerEnv) Create(ctx context.Context, role string, args map[string]any) *client.CreateTaskResult {
+func (env *ServerEnv) Create(ctx context.Context, role Role, args map[string]any) *client.CreateTaskResult {
 	ginkgo.GinkgoHelper()
 	return env.CreateOn(ctx, env.A, role, args, nil)
 }
@@ -177,9 +152,9 @@ func (env *ServerEnv) cancelOK(ctx context.Context, err error, id, what string) 
 // TaskSleep returns the fixture role used to create timed tasks: the
 // optional sleep tool if the server lists it, else the required one. Only
 // specs that also call the tool plainly insist on the optional one.
-func (env *ServerEnv) TaskSleep() string {
+func (env *ServerEnv) TaskSleep() Role {
 	ginkgo.GinkgoHelper()
-	for _, role := range []string{FixtureSleep, FixtureSleepRequired} {
+	for _, role := range []Role{FixtureSleep, FixtureSleepRequired} {
 		want := "optional"
 		if role == FixtureSleepRequired {
 			want = "required"

@@ -71,7 +71,6 @@ var _ = describeServer("Session hygiene", "transport", func(env *ServerEnv) {
 
 var _ = describeServer("Server request ids", "input", func(env *ServerEnv) {
 	env.It("never reuses a request id within a session", "TASKS-JSONRPC-003", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		env.Fixture(FixtureInput)
 		var (
 			mu  sync.Mutex

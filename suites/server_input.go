@@ -35,7 +35,6 @@ const inputGrace = 3 * time.Second
 // the status can be observed even when the server asks at once.
 func runInput(ctx SpecContext, env *ServerEnv) *inputRun {
 	GinkgoHelper()
-	env.RequireTaskTools()
 	env.Fixture(FixtureInput)
 	var (
 		mu       sync.Mutex

@@ -34,7 +34,7 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 		Expect(err).To(HaveOccurred(), "identity B obtained identity A's result")
 		_, isRPC := rpcCode(err)
 		Expect(isRPC).To(BeTrue(), "tasks/result by identity B should be refused with a JSON-RPC error, got %v", err)
-		if env.Caps.Cancel {
+		if env.Has(FeatureCancel) {
 			_, err = b.CancelTask(ctx, id)
 			Expect(err).To(HaveOccurred(), "identity B cancelled identity A's task")
 		}
@@ -44,7 +44,6 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 	})
 
 	env.It("lists only the caller's own tasks", "TASKS-SEC-007", func(ctx SpecContext) {
-		env.RequireList()
 		b := env.AuthB(ctx)
 		mine := env.Sleep(ctx, 0)
 		theirs := env.CreateOn(ctx, b, env.TaskSleep(), map[string]any{"ms": 0}, nil)
@@ -83,8 +82,6 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 	// read the task; what it should not do is offer tasks/list, which
 	// hands every id to everyone.
 	env.It("offers no task list that shows one session the tasks of another when it has no authorization", "TASKS-SEC-005", func(ctx SpecContext) {
-		env.RequireAnonymous(ctx)
-		env.RequireList()
 		mine := env.Sleep(ctx, 0)
 		other := env.Connect(ctx, env.Config.URLs[0], env.Config.HeadersB)
 		all, err := other.ListAllTasks(ctx, 1000)
@@ -97,7 +94,6 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 	})
 
 	env.It("keeps a task to the session that created it when the server has no authorization", "MCPT-SESSION-001", func(ctx SpecContext) {
-		env.RequireAnonymous(ctx)
 		mine := env.Sleep(ctx, 0)
 		other := env.Connect(ctx, env.Config.URLs[0], env.Config.HeadersB)
 		t, err := other.GetTask(ctx, mine.Task.TaskID)
@@ -112,7 +108,6 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 	})
 
 	env.It("sends a task's status notifications only to its own session when the server has no authorization", "MCPT-SESSION-001", func(ctx SpecContext) {
-		env.RequireAnonymous(ctx)
 		other := env.Connect(ctx, env.Config.URLs[0], env.Config.HeadersB)
 		if err := other.OpenStream(ctx); err != nil {
 			NotApplicable("a second session cannot open a GET stream, so nothing could reach it unasked: %v", err)

@@ -47,7 +47,6 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 	}
 
 	env.It("pages with nextCursor until every task has been listed", "TASKS-LIST-002", func(ctx SpecContext) {
-		env.RequireList()
 		ids := createMany(ctx, listTasksCount)
 		seen := map[string]int{}
 		cursor := ""
@@ -71,7 +70,6 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 	})
 
 	env.It("splits long listings into pages", "TASKS-LIST-001", func(ctx SpecContext) {
-		env.RequireList()
 		createMany(ctx, longListCount)
 		res, err := env.A.ListTasks(ctx, "")
 		Expect(err).NotTo(HaveOccurred())
@@ -79,7 +77,6 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 	})
 
 	env.It("lists every task that tasks/get can read", "TASKS-LIST-004", func(ctx SpecContext) {
-		env.RequireList()
 		created := createMany(ctx, listCompleteCount)
 		for id := range created {
 			_, err := env.A.GetTask(ctx, id)
@@ -102,7 +99,6 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 	})
 
 	env.It("rejects a cursor it did not issue with -32602", "TASKS-ERR-002", func(ctx SpecContext) {
-		env.RequireList()
 		// Strings no server issues, of every shape a cursor may take:
 		// free text, undecodable, and well-formed encodings (base64 of a
 		// word, of a JSON object) a server could only accept by ignoring
@@ -160,7 +156,6 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 	})
 
 	env.It("returns the tasks array of Task objects", "TASKS-WIRE-LIST-001", func(ctx SpecContext) {
-		env.RequireList()
 		env.Sleep(ctx, 0)
 		raw, err := env.A.Call(ctx, "tasks/list", nil)
 		Expect(err).NotTo(HaveOccurred())
@@ -174,7 +169,6 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 	})
 
 	env.It("accepts tasks/list without params and with empty params alike", "TASKS-WIRE-LISTREQ-001", func(ctx SpecContext) {
-		env.RequireList()
 		env.Sleep(ctx, 0)
 		a, err := env.A.Call(ctx, "tasks/list", nil)
 		Expect(err).NotTo(HaveOccurred(), "tasks/list without params")
@@ -193,7 +187,6 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 	})
 
 	env.It("returns the same page for the same cursor", "TASKS-PAGE-003", func(ctx SpecContext) {
-		env.RequireList()
 		createMany(ctx, listTasksCount)
 		first, err := env.A.ListTasks(ctx, "")
 		Expect(err).NotTo(HaveOccurred())

@@ -8,15 +8,14 @@ import (
 )
 
 var _ = describeServer("Several instances on one store", "multi-instance", func(env *ServerEnv) {
-	// second connects identity A to the second URL, or reports the spec
-	// not-supported with a single URL.
+	// second connects identity A to the second URL (the gate has made
+	// sure the feature is on).
 	second := func(ctx SpecContext) *client.Client {
 		GinkgoHelper()
-		if env.Config.Stdio() {
-			NotApplicable("a stdio server is one process per connection: there is no second instance to reach")
-		}
-		if len(env.Config.URLs) < 2 {
-			NotApplicable("only one server URL configured (give --server twice to certify two instances sharing a store)")
+		env.use(FeatureMultiInstance)
+		if env.Config.Stdio() || len(env.Config.URLs) < 2 {
+			// Only when the operator switched the feature on.
+			NotSupported("multi-instance is on, but only one server URL is configured (give --server twice to certify two instances sharing a store)")
 		}
 		return env.Connect(ctx, env.Config.URLs[1], env.Config.Headers)
 	}
@@ -30,7 +29,6 @@ var _ = describeServer("Several instances on one store", "multi-instance", func(
 	})
 
 	env.It("lists on another instance the tasks created on the first", "MCPT-MULTI-002", func(ctx SpecContext) {
-		env.RequireList()
 		b := second(ctx)
 		created := env.Sleep(ctx, 0)
 		all, err := b.ListAllTasks(ctx, 1000)
@@ -43,7 +41,6 @@ var _ = describeServer("Several instances on one store", "multi-instance", func(
 	})
 
 	env.It("lets another instance cancel a task running on the first", "MCPT-MULTI-003", func(ctx SpecContext) {
-		env.RequireCancel()
 		b := second(ctx)
 		created := env.Running(ctx, 3000)
 		t, err := b.CancelTask(ctx, created.Task.TaskID)

@@ -15,7 +15,6 @@ import (
 // none: they are optional).
 func statusNotifications(ctx SpecContext, env *ServerEnv) (string, []*client.Message) {
 	GinkgoHelper()
-	env.RequireTaskTools()
 	env.Fixture(env.TaskSleep())
 	if err := env.A.OpenStream(ctx); err != nil {
 		AddReportEntry("GET stream", err.Error(), ReportEntryVisibilityFailureOrVerbose)

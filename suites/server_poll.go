@@ -106,7 +106,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 	env.It("never moves a task out of a terminal status", "TASKS-LIFE-005", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 0)
 		final := env.Await(ctx, created.Task.TaskID)
-		if env.Caps.Cancel {
+		if env.Has(FeatureCancel) {
 			_, err := env.A.CancelTask(ctx, created.Task.TaskID)
 			Expect(err).To(HaveOccurred(), "tasks/cancel on a %s task succeeded", final.Status)
 		}
@@ -135,12 +135,12 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		raw, err := env.A.Call(ctx, "tasks/get", map[string]string{"taskId": created.Task.TaskID})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(hasRelatedTask(raw)).To(BeFalse(), "tasks/get result carries related-task metadata")
-		if env.Caps.List {
+		if env.Has(FeatureList) {
 			raw, err := env.A.Call(ctx, "tasks/list", nil)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(hasRelatedTask(raw)).To(BeFalse(), "tasks/list result carries related-task metadata")
 		}
-		if env.Caps.Cancel {
+		if env.Has(FeatureCancel) {
 			slow := env.Running(ctx, 5000)
 			raw, err := env.A.Call(ctx, "tasks/cancel", map[string]string{"taskId": slow.Task.TaskID})
 			env.cancelOK(ctx, err, slow.Task.TaskID, "tasks/cancel")

@@ -25,7 +25,6 @@ func progressRun(ctx SpecContext, env *ServerEnv) (notes []*client.Message, crea
 // progressTask is progressRun that also returns the task's id.
 func progressTask(ctx SpecContext, env *ServerEnv) (id string, notes []*client.Message, createdAt, terminalAt time.Time) {
 	GinkgoHelper()
-	env.RequireTaskTools()
 	env.Fixture(FixtureProgress)
 	_ = env.A.OpenStream(ctx)
 	created := env.CreateCall(ctx, env.A, FixtureProgress, client.ToolCall{

@@ -66,7 +66,6 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 	})
 
 	env.It("returns exactly the result the tool gives without a task", "TASKS-RESULT-005", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		name := env.Fixture(FixtureSleep)
 		args := env.Args(FixtureSleep, map[string]any{"ms": 10})
 		plain, err := env.A.CallTool(ctx, name, args)
@@ -79,7 +78,6 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 	})
 
 	env.It("returns through tasks/result the very JSON-RPC error the tool call produces", "TASKS-ERR-008", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		name := env.Fixture(FixtureRPCError)
 		args := env.Args(FixtureRPCError, map[string]any{"ms": 0})
 		_, plainErr := env.A.CallTool(ctx, name, args)
@@ -164,8 +162,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		Expect(final.Status).To(Equal("failed"), "the task of a tool whose result has isError ended %s", final.Status)
 	})
 
-	env.It("answers tasks/result for a cancelled task with some final outcome", "TASKS-RESULT-003", func(ctx SpecContext) {
-		env.RequireCancel()
+	env.ItNeeding("answers tasks/result for a cancelled task with some final outcome", "TASKS-RESULT-003", []Feature{FeatureCancel}, func(ctx SpecContext) {
 		created := env.Running(ctx, 5000)
 		_, err := env.A.CancelTask(ctx, created.Task.TaskID)
 		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
@@ -187,12 +184,11 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 	})
 
 	env.It("gives a failed task a statusMessage explaining the failure", "TASKS-ERR-006", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		// Any task that ends failed will do: the isError tool's, else the
 		// JSON-RPC error tool's. Whether an isError task must end failed
 		// is TASKS-ERR-007's question, not this one's.
 		var seen []string
-		for _, role := range []string{FixtureToolError, FixtureRPCError} {
+		for _, role := range []Role{FixtureToolError, FixtureRPCError} {
 			name := env.Config.ToolName(role)
 			if t, ok := env.Tools[name]; !ok || name == "" || (t.TaskSupport() != "optional" && t.TaskSupport() != "required") {
 				seen = append(seen, fmt.Sprintf("no %s fixture", role))

@@ -194,17 +194,6 @@ func (env *ServerEnv) newStdioClient(headers http.Header, opts []client.Option) 
 	return client.NewStdio(p, opts...)
 }
 
-// skipHTTPOnly makes a spec of a Streamable HTTP rule not-applicable in a
-// stdio run, before anything is started.
-func (env *ServerEnv) skipHTTPOnly() {
-	if !env.Config.Stdio() {
-		return
-	}
-	if id := currentRequirement(); HTTPOnly(id) {
-		NotApplicable("%s is a rule of the Streamable HTTP transport and the server is spoken to over stdio", id)
-	}
-}
-
 // probeStdio is Probe for a command: it starts one process, runs the
 // handshake and tools/list, and ends the process.
 func probeStdio(ctx context.Context, cfg ServerConfig) (*client.InitializeResult, Capabilities, []client.Tool, error) {

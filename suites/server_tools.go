@@ -20,7 +20,6 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 	})
 
 	env.It("refuses a plain call to a tool that requires tasks with -32601", "TASKS-TOOLNEG-006", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		name := env.Fixture(FixtureSleepRequired)
 		res, err := env.A.CallTool(ctx, name, env.Args(FixtureSleepRequired, map[string]any{"ms": 0}))
 		Expect(err).To(HaveOccurred(), "a plain call to %q (taskSupport required) was answered with a result instead of JSON-RPC error -32601: %s", name, truncateRaw(res))
@@ -34,7 +33,6 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 	})
 
 	env.It("refuses a task-augmented call to a tool without task support with -32601", "TASKS-TOOLNEG-003", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		name := env.Fixture(FixtureForbidden)
 		res, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(FixtureForbidden, map[string]any{}), Task: &client.TaskParams{}}.Params())
 		Expect(err).To(HaveOccurred(), "a task-augmented call to %q (no task support) was accepted: %s", name, res)
@@ -42,7 +40,6 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 	})
 
 	env.It("accepts an optional tool both plainly and as a task", "TASKS-TOOLNEG-004", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		name := env.Fixture(FixtureSleep)
 		raw, err := env.A.CallTool(ctx, name, env.Args(FixtureSleep, map[string]any{"ms": 0}))
 		Expect(err).NotTo(HaveOccurred(), "plain call")
@@ -61,7 +58,6 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 	})
 
 	env.It("answers a call to an unknown tool with a JSON-RPC error, also as a task", "TASKS-TOOLDEF-006", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		name := "mcptasks_conformance_no_such_tool"
 		_, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: map[string]any{}, Task: &client.TaskParams{}}.Params())
 		Expect(err).To(HaveOccurred(), "a task was created for an unknown tool")
@@ -84,7 +80,6 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 	})
 
 	env.It("never completes a task whose arguments break the tool's input schema", "TASKS-TOOLDEF-007", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		role := env.TaskSleep()
 		name := env.Fixture(role)
 		if env.Config.ArgName(role, "ms") == "" {

@@ -40,7 +40,6 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 	})
 
 	env.It("keeps a task readable for the ttl it reports, whatever ttl was requested", "TASKS-TTL-004", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		role := env.TaskSleep()
 		name := env.Fixture(role)
 		type probe struct {
@@ -128,7 +127,6 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 	})
 
 	env.It("rejects or clamps zero, negative and huge ttl requests, never losing the task at once", "MCPT-TTLREQ-001", func(ctx SpecContext) {
-		env.RequireTaskTools()
 		name := env.Fixture(env.TaskSleep())
 		for _, ttl := range []int64{0, -1, -60000, 1 << 62} {
 			// Long probe tasks, cancelled when the spec ends, like

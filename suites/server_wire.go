@@ -203,11 +203,11 @@ var _ = describeServer("Wire format", "wire", func(env *ServerEnv) {
 		env.Await(ctx, created.Task.TaskID)
 		_, err := env.A.Result(ctx, created.Task.TaskID)
 		Expect(err).NotTo(HaveOccurred())
-		if env.Caps.List {
+		if env.Has(FeatureList) {
 			_, err := env.A.ListTasks(ctx, "")
 			Expect(err).NotTo(HaveOccurred())
 		}
-		if env.Caps.Cancel {
+		if env.Has(FeatureCancel) {
 			slow := env.Running(ctx, 3000)
 			_, err := env.A.CancelTask(ctx, slow.Task.TaskID)
 			env.cancelOK(ctx, err, slow.Task.TaskID, "tasks/cancel")

@@ -144,7 +144,7 @@ func andFilters(a, b string) string {
 // requirement's labels and the suite's spec timeout. The spec is reported
 // (and ordered) at the line that called It, not inside this helper.
 func (env *StoreEnv) It(text, reqID string, body func(ctx ginkgo.SpecContext)) bool {
-	return ginkgo.It(text, Req(reqID), ginkgo.SpecTimeout(env.opts.specTimeout), ginkgo.Offset(1), body)
+	return ginkgo.It(text, storeReq(reqID), ginkgo.SpecTimeout(env.opts.specTimeout), ginkgo.Offset(1), body)
 }
 
 // Entry is a DescribeTable entry for exactly one requirement, reported at
@@ -152,7 +152,7 @@ func (env *StoreEnv) It(text, reqID string, body func(ctx ginkgo.SpecContext)) b
 func (env *StoreEnv) Entry(text, reqID string, params ...any) ginkgo.TableEntry {
 	// A CodeLocation decoration replaces the one Entry records (an Offset
 	// would be counted from inside Ginkgo's table code).
-	args := append([]any{Req(reqID), ginkgo.SpecTimeout(env.opts.specTimeout), types.NewCodeLocation(1)}, params...)
+	args := append([]any{storeReq(reqID), ginkgo.SpecTimeout(env.opts.specTimeout), types.NewCodeLocation(1)}, params...)
 	return ginkgo.Entry(text, args...)
 }
 

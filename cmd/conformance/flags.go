@@ -33,6 +33,7 @@ type config struct {
 	fixtures     listFlag
 	fixtureArgs  listFlag
 	fixtureConst listFlag
+	features     listFlag
 	labelFilter  string
 	focus        string
 	profile      string
@@ -72,6 +73,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	fs.Var(&c.fixtures, "fixture", "map a fixture role to the server's tool: role=tool (repeatable; roles: "+strings.Join(roles(), ", ")+"); role= marks it absent")
 	fs.Var(&c.fixtureArgs, "fixture-arg", "rename a fixture argument: role.arg=name, e.g. sleep.ms=duration_ms; name/N divides the value by N (sleep.ms=delay/1000 for seconds); role.arg= leaves it out (repeatable)")
 	fs.Var(&c.fixtureConst, "fixture-const", "add a fixed argument to every call of a fixture: role.name=JSON, e.g. sleep.items='[\"a\"]' (repeatable)")
+	fs.Var(&c.features, "feature", "override what the harness decides about a feature: name=on or name=off (repeatable; features: "+strings.Join(featureNames(), ", ")+"); off makes the requirements that need it not-applicable, on makes them run")
 	fs.StringVar(&c.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'level:must && !area:ttl'")
 	fs.StringVar(&c.focus, "focus", "", "only run specs whose text matches this regular expression")
 	fs.StringVar(&c.reportDir, "report-dir", "", "directory for conformance-report.json, junit.xml, summary.md and report.html (default ./conformance-results)")
@@ -153,6 +155,14 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	if v, ok := env("fixture-const"); ok {
 		c.fixtureConst = splitList(v, false)
 	}
+	if v, ok := env("feature"); ok {
+		c.features = splitList(v, true)
+	}
+	for _, f := range c.features {
+		if _, _, err := suites.ParseFeatureSetting(f); err != nil {
+			return nil, usagef("--feature: %v", err)
+		}
+	}
 	if v, ok := env("label-filter"); ok {
 		c.labelFilter = v
 	}
@@ -227,16 +237,34 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 
 func roles() []string {
 	var out []string
-	for r := range suites.FixtureRoles {
-		out = append(out, r)
+	for _, r := range suites.Roles() {
+		out = append(out, string(r))
 	}
-	sortStrings(out)
+	return out
+}
+
+func featureNames() []string {
+	var out []string
+	for _, f := range suites.ServerFeatures() {
+		out = append(out, string(f))
+	}
+	return out
+}
+
+// featureOptions turns the --feature settings into options.
+func (c *config) featureOptions() []suites.Option {
+	var out []suites.Option
+	for _, s := range c.features {
+		if f, on, err := suites.ParseFeatureSetting(s); err == nil {
+			out = append(out, suites.WithFeature(f, on))
+		}
+	}
 	return out
 }
 
 // serverConfig turns the flags into a suites.ServerConfig.
 func (c *config) serverConfig() (suites.ServerConfig, error) {
-	sc := suites.ServerConfig{URLs: c.servers, Fixtures: map[string]string{}, FixtureArgs: map[string]string{},
+	sc := suites.ServerConfig{URLs: c.servers, Fixtures: map[suites.Role]string{}, FixtureArgs: map[string]string{},
 		FixtureConsts: map[string]json.RawMessage{}}
 	var err error
 	if sc.AuthContexts, err = suites.ParseAuthContexts(c.authContexts); err != nil {
@@ -253,7 +281,7 @@ func (c *config) serverConfig() (suites.ServerConfig, error) {
 		if !ok {
 			return sc, usagef("--fixture %q: want role=tool", f)
 		}
-		sc.Fixtures[strings.TrimSpace(role)] = strings.TrimSpace(tool)
+		sc.Fixtures[suites.Role(strings.TrimSpace(role))] = strings.TrimSpace(tool)
 	}
 	for _, f := range c.fixtureArgs {
 		key, name, ok := strings.Cut(f, "=")

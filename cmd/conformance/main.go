@@ -21,7 +21,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -140,6 +139,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		suites.WithConsole(c.verbose, c.noColor),
 		suites.WithProgress(stdout, c.tty),
 	}
+	opts = append(opts, c.featureOptions()...)
 	if impl != "" {
 		opts = append(opts, suites.WithImplementation(impl, ""))
 	}
@@ -219,7 +219,7 @@ func listRequirements(w io.Writer) int {
 	formatter.ColorableStdOut = console
 	r := report.FromGinkgo(captured, lookup, report.Meta{Mode: string(suites.ModeServer), Profile: report.ProfileToolkit})
 	for _, e := range r.Requirements {
-		fmt.Fprintf(w, "%-26s %-6s %-7s %-15s %s\n", e.ID, e.Level, e.Origin, e.Feature, e.Summary)
+		fmt.Fprintf(w, "%-26s %-6s %-7s %-28s %s\n", e.ID, e.Level, e.Origin, strings.Join(e.Features, ","), e.Summary)
 	}
 	fmt.Fprintf(w, "%d requirements, %d specs (origin toolkit: a rule of this toolkit, a recommendation unless --profile mcptasks or --strict)\n",
 		len(r.Requirements), r.Summary.Specs)
@@ -245,5 +245,3 @@ func versionString() string {
 	}
 	return out
 }
-
-func sortStrings(xs []string) { sort.Strings(xs) }

@@ -13,9 +13,12 @@ import (
 
 // APIVersion and Kind identify the report format; APIVersion changes
 // whenever the shape changes. v2 added profile, recommendations,
-// summary.recommendations and each entry's origin.
+// summary.recommendations and each entry's origin. v3 added
+// features.overridden and features.decisions, the vendor origin, and
+// turned each entry's feature into the list features, read from the
+// labels of its specs.
 const (
-	APIVersion = "conformance.mcptasks.dev/v2"
+	APIVersion = "conformance.mcptasks.dev/v3"
 	Kind       = "ConformanceReport"
 	// DefaultSpecVersion is the MCP revision the suites test.
 	DefaultSpecVersion = "2025-11-25"
@@ -41,6 +44,10 @@ const (
 	OriginSpec = "spec"
 	// OriginToolkit marks a rule of this toolkit (MCPT-… ids).
 	OriginToolkit = "toolkit"
+	// OriginVendor marks a rule a vendor registered (X-… ids). Like the
+	// toolkit's rules, it is a recommendation unless the profile or
+	// strict mode binds it.
+	OriginVendor = "vendor"
 )
 
 // Requirement is the registry data the report needs about one requirement.
@@ -48,12 +55,14 @@ type Requirement struct {
 	ID      string
 	Level   string // MUST, SHOULD or MAY
 	Section string
-	Feature string
 	Summary string
 	// Toolkit marks a rule of this toolkit rather than of the MCP
 	// specification. Unless the profile or strict mode binds them, such
 	// rules are reported as recommendations and never decide the verdict.
 	Toolkit bool
+	// Vendor marks a rule a vendor registered; it is treated like a
+	// toolkit rule.
+	Vendor bool
 }
 
 // Meta describes the run; the caller fills what it knows.
@@ -94,10 +103,31 @@ type Tool struct {
 	Modified bool `json:"modified,omitempty"`
 }
 
-// Features lists optional features by name.
+// Features says what the subject offers: what it declared, what the
+// harness inferred, what the operator overrode, and the resulting
+// decision for every feature of the suite.
 type Features struct {
+	// Declared are the capabilities the server declared, by their wire
+	// names (tasks.list, ...).
 	Declared []string `json:"declared"`
+	// Inferred are facts the harness found (fixture tools, identities,
+	// instances, transport).
 	Inferred []string `json:"inferred"`
+	// Overridden are the operator's settings, "feature=on|off".
+	Overridden []string `json:"overridden"`
+	// Decisions are the state of every feature of the suite for the run,
+	// which decided which requirements applied.
+	Decisions []FeatureDecision `json:"decisions"`
+}
+
+// FeatureDecision is the state of one feature for a run.
+type FeatureDecision struct {
+	Name string `json:"name"`
+	// State is on, off or unknown.
+	State string `json:"state"`
+	// Source is declared, inferred or overridden.
+	Source string `json:"source"`
+	Reason string `json:"reason"`
 }
 
 // Implementation names the subject.
@@ -156,9 +186,11 @@ type Entry struct {
 	ID      string `json:"id"`
 	Level   string `json:"level"`
 	Section string `json:"section"`
-	Feature string `json:"feature,omitempty"`
-	Summary string `json:"summary"`
-	// Origin is OriginSpec or OriginToolkit.
+	// Features are the features the requirement's specs depend on, from
+	// their feature labels.
+	Features []string `json:"features,omitempty"`
+	Summary  string   `json:"summary"`
+	// Origin is OriginSpec, OriginToolkit or OriginVendor.
 	Origin string `json:"origin"`
 	Status Status `json:"status"`
 	// Message explains a status other than pass.
@@ -178,6 +210,9 @@ type Spec struct {
 
 // ReqLabelPrefix is the label prefix carrying a spec's requirement id.
 const ReqLabelPrefix = "req:"
+
+// FeatureLabelPrefix is the label prefix naming a feature a spec depends on.
+const FeatureLabelPrefix = "feature:"
 
 // FromGinkgo builds the report of a finished Ginkgo run. lookup finds the
 // registry data of a requirement id. Every requirement that has at least
@@ -212,6 +247,12 @@ func FromGinkgo(gr types.Report, lookup func(id string) (Requirement, bool), met
 	}
 	if r.Features.Inferred == nil {
 		r.Features.Inferred = []string{}
+	}
+	if r.Features.Overridden == nil {
+		r.Features.Overridden = []string{}
+	}
+	if r.Features.Decisions == nil {
+		r.Features.Decisions = []FeatureDecision{}
 	}
 	for _, t := range meta.Targets {
 		r.Targets = append(r.Targets, Redact(t))
@@ -252,8 +293,12 @@ func FromGinkgo(gr types.Report, lookup func(id string) (Requirement, bool), met
 				req = Requirement{ID: id, Level: "MUST", Summary: "unknown requirement"}
 				r.HarnessErrors = append(r.HarnessErrors, fmt.Sprintf("spec %q names the unknown requirement %s", sr.FullText(), id))
 			}
-			e = &Entry{ID: id, Level: strings.ToUpper(req.Level), Section: req.Section, Feature: req.Feature, Summary: req.Summary, Origin: OriginSpec}
-			if req.Toolkit {
+			e = &Entry{ID: id, Level: strings.ToUpper(req.Level), Section: req.Section, Summary: req.Summary, Origin: OriginSpec}
+			switch {
+			case req.Vendor:
+				e.Origin = OriginVendor
+				recommendation[id] = !meta.bindsToolkit()
+			case req.Toolkit:
 				e.Origin = OriginToolkit
 				recommendation[id] = !meta.bindsToolkit()
 			}
@@ -261,6 +306,11 @@ func FromGinkgo(gr types.Report, lookup func(id string) (Requirement, bool), met
 			order = append(order, id)
 		}
 		e.Specs = append(e.Specs, specOf(sr))
+		for _, l := range sr.Labels() {
+			if f, ok := strings.CutPrefix(l, FeatureLabelPrefix); ok && !slices.Contains(e.Features, f) {
+				e.Features = append(e.Features, f)
+			}
+		}
 	}
 	slices.Sort(order)
 	for _, id := range order {

@@ -173,7 +173,7 @@ func TestSessionFloodIsBounded(t *testing.T) {
 	// Another client (another address) still gets a session and a task.
 	good := connect(t, inst.URL, client.WithHTTPClient(httpFrom("127.0.0.2")))
 	ctx := testCtx(t)
-	ct, err := good.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 1}, nil)
+	ct, err := good.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestActiveTaskCapHoldsAcrossSessions(t *testing.T) {
 	for range 4 {
 		c := connect(t, inst.URL)
 		for range 3 {
-			ct, err := c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 60_000}, nil)
+			ct, err := c.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 60_000}, nil)
 			if err != nil {
 				wantCode(t, err, server.CodeLimitExceeded, "task limit reached")
 				refused++
@@ -244,7 +244,7 @@ func TestActiveTaskCapHoldsAcrossSessions(t *testing.T) {
 	}
 	fresh := connect(t, inst.URL)
 	waitFor(t, 20*time.Second, "a slot to free after a cancel", func() bool {
-		_, err := fresh.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 1}, nil)
+		_, err := fresh.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 1}, nil)
 		return err == nil
 	})
 }
@@ -261,13 +261,13 @@ func TestRetainedTaskCaps(t *testing.T) {
 	ttl := int64(800)
 	var ids []string
 	for range 3 {
-		ct, err := a.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 0}, &ttl)
+		ct, err := a.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 0}, &ttl)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, ct.Task.TaskID)
 	}
-	_, err := a.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 0}, nil)
+	_, err := a.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 0}, nil)
 	wantCode(t, err, server.CodeLimitExceeded, "per requestor")
 	for _, id := range ids {
 		if _, err := a.Result(ctx, id); err != nil {
@@ -276,15 +276,15 @@ func TestRetainedTaskCaps(t *testing.T) {
 	}
 	b := connect(t, inst.URL)
 	for range 2 {
-		if _, err := b.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 0}, nil); err != nil {
+		if _, err := b.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 0}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err = b.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 0}, nil)
+	_, err = b.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 0}, nil)
 	wantCode(t, err, server.CodeLimitExceeded, "all requestors")
 	// Once a's tasks expire, a may create again.
 	waitFor(t, 20*time.Second, "a's tasks to expire", func() bool {
-		_, err := a.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 0}, nil)
+		_, err := a.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 0}, nil)
 		return err == nil
 	})
 }
@@ -384,7 +384,7 @@ func TestBodyTimeout(t *testing.T) {
 	}
 	cl := connect(t, inst.URL)
 	ctx := testCtx(t)
-	ct, err := cl.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 1500}, nil)
+	ct, err := cl.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 1500}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -592,18 +592,18 @@ func TestWaitingRequestsCapPerIdentity(t *testing.T) {
 	if err := c.OpenStream(ctx); !errors.As(err, &he) || he.StatusCode != http.StatusTooManyRequests || !strings.Contains(he.Body, "-32029") {
 		t.Fatalf("a fourth stream: %v, want HTTP 429 with -32029", err)
 	}
-	_, err := c.CallTool(ctx, server.FixtureSleep, map[string]any{"ms": 0})
+	_, err := c.CallTool(ctx, server.FixtureSleepTool, map[string]any{"ms": 0})
 	wantCode(t, err, server.CodeLimitExceeded, "request limit reached")
 	if _, err := c.Call(ctx, "ping", nil); err != nil {
 		t.Errorf("a quick request was refused: %v", err)
 	}
 	other := connect(t, inst.URL, client.WithHTTPClient(httpFrom("127.0.0.2")))
-	if _, err := other.CallTool(ctx, server.FixtureSleep, map[string]any{"ms": 0}); err != nil {
+	if _, err := other.CallTool(ctx, server.FixtureSleepTool, map[string]any{"ms": 0}); err != nil {
 		t.Errorf("another identity was refused: %v", err)
 	}
 	stops[0]()
 	waitFor(t, 10*time.Second, "a slot to free after a stream ends", func() bool {
-		_, err := c.CallTool(ctx, server.FixtureSleep, map[string]any{"ms": 0})
+		_, err := c.CallTool(ctx, server.FixtureSleepTool, map[string]any{"ms": 0})
 		return err == nil
 	})
 }

@@ -15,15 +15,18 @@ import (
 
 // Fixture tool names: the tools a server under test exposes so that every
 // conformance spec can run (docs/conformance.md lists them and what
-// each one does; docs/server.md shows how taskserver exposes them).
+// each one does; docs/server.md shows how taskserver exposes them). Each
+// is the default tool of the suites fixture role of the same stem
+// (suites.FixtureSleep is the role, FixtureSleepTool the tool that plays
+// it here).
 const (
-	FixtureSleep         = "fixture_sleep"
-	FixtureSleepRequired = "fixture_sleep_required"
-	FixtureForbidden     = "fixture_forbidden"
-	FixtureToolError     = "fixture_tool_error"
-	FixtureRPCError      = "fixture_rpc_error"
-	FixtureInput         = "fixture_input"
-	FixtureProgress      = "fixture_progress"
+	FixtureSleepTool         = "fixture_sleep"
+	FixtureSleepRequiredTool = "fixture_sleep_required"
+	FixtureForbiddenTool     = "fixture_forbidden"
+	FixtureToolErrorTool     = "fixture_tool_error"
+	FixtureRPCErrorTool      = "fixture_rpc_error"
+	FixtureInputTool         = "fixture_input"
+	FixtureProgressTool      = "fixture_progress"
 )
 
 // Limits of fixture arguments.
@@ -44,16 +47,16 @@ const msSchema = `{"type":"object","properties":{"ms":{"type":"integer","minimum
 // every wait ends early when the call or task is cancelled.
 func Fixtures() []Tool {
 	return []Tool{
-		{Name: FixtureSleep, Description: "Sleeps for ms milliseconds, then succeeds. Task support optional.",
+		{Name: FixtureSleepTool, Description: "Sleeps for ms milliseconds, then succeeds. Task support optional.",
 			InputSchema: json.RawMessage(msSchema), TaskSupport: TaskOptional, Validate: validateMs, Handler: sleepHandler},
-		{Name: FixtureSleepRequired, Description: "Sleeps for ms milliseconds, then succeeds. Must run as a task.",
+		{Name: FixtureSleepRequiredTool, Description: "Sleeps for ms milliseconds, then succeeds. Must run as a task.",
 			InputSchema: json.RawMessage(msSchema), TaskSupport: TaskRequired, Validate: validateMs, Handler: sleepHandler},
-		{Name: FixtureForbidden, Description: "Succeeds at once. Must not run as a task.",
+		{Name: FixtureForbiddenTool, Description: "Succeeds at once. Must not run as a task.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), TaskSupport: TaskForbidden,
 			Handler: func(context.Context, *ToolCall) (json.RawMessage, error) {
 				return textResult("fixture_forbidden ran", nil, false), nil
 			}},
-		{Name: FixtureToolError, Description: "Sleeps for ms milliseconds, then returns a tool result with isError true.",
+		{Name: FixtureToolErrorTool, Description: "Sleeps for ms milliseconds, then returns a tool result with isError true.",
 			InputSchema: json.RawMessage(msSchema), TaskSupport: TaskOptional, Validate: validateMs,
 			Handler: func(ctx context.Context, c *ToolCall) (json.RawMessage, error) {
 				ms, _ := fixtureMs(c.Arguments)
@@ -62,7 +65,7 @@ func Fixtures() []Tool {
 				}
 				return textResult(fmt.Sprintf("fixture_tool_error: deliberate tool failure after %d ms", ms), nil, true), nil
 			}},
-		{Name: FixtureRPCError, Description: "Sleeps for ms milliseconds, then fails with a JSON-RPC error.",
+		{Name: FixtureRPCErrorTool, Description: "Sleeps for ms milliseconds, then fails with a JSON-RPC error.",
 			InputSchema: json.RawMessage(msSchema), TaskSupport: TaskOptional, Validate: validateMs,
 			Handler: func(ctx context.Context, c *ToolCall) (json.RawMessage, error) {
 				ms, _ := fixtureMs(c.Arguments)
@@ -73,10 +76,10 @@ func Fixtures() []Tool {
 					Message: fmt.Sprintf("fixture_rpc_error: deliberate JSON-RPC error after %d ms", ms),
 					Data:    json.RawMessage(`{"ms":` + strconv.FormatInt(ms, 10) + `}`)}
 			}},
-		{Name: FixtureInput, Description: "Asks the requestor a question through a form elicitation, then returns the answer. Must run as a task.",
+		{Name: FixtureInputTool, Description: "Asks the requestor a question through a form elicitation, then returns the answer. Must run as a task.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"question":{"type":"string"}},"required":["question"]}`),
 			TaskSupport: TaskRequired, Validate: validateQuestion, Handler: inputHandler},
-		{Name: FixtureProgress, Description: "Runs for ms milliseconds in steps, reporting progress after each step.",
+		{Name: FixtureProgressTool, Description: "Runs for ms milliseconds in steps, reporting progress after each step.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":600000},"steps":{"type":"integer","minimum":1,"maximum":1000}}}`),
 			TaskSupport: TaskOptional, Validate: validateProgress, Handler: progressHandler},
 	}

@@ -99,7 +99,7 @@ func TestPollOnlyClientAnswersOnGETStream(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			ct, err := c.CallToolAsTask(ctx, server.FixtureInput, map[string]any{"question": "meaning of life?"}, nil)
+			ct, err := c.CallToolAsTask(ctx, server.FixtureInputTool, map[string]any{"question": "meaning of life?"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,7 +177,7 @@ func TestInputRequestAcceptsOneAnswer(t *testing.T) {
 	if err := c.OpenStream(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ct, err := c.CallToolAsTask(ctx, server.FixtureInput, map[string]any{"question": "meaning of life?"}, nil)
+	ct, err := c.CallToolAsTask(ctx, server.FixtureInputTool, map[string]any{"question": "meaning of life?"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestInputRequestOutlivesItsSession(t *testing.T) {
 	if err := a1.OpenStream(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ct, err := a1.CallToolAsTask(ctx, server.FixtureInput, map[string]any{"question": "colour?"}, nil)
+	ct, err := a1.CallToolAsTask(ctx, server.FixtureInputTool, map[string]any{"question": "colour?"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,9 +140,9 @@ func TestToolsListAnnouncesTaskSupport(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		server.FixtureSleep: "optional", server.FixtureSleepRequired: "required", server.FixtureForbidden: "forbidden",
-		server.FixtureToolError: "optional", server.FixtureRPCError: "optional", server.FixtureInput: "required",
-		server.FixtureProgress: "optional",
+		server.FixtureSleepTool: "optional", server.FixtureSleepRequiredTool: "required", server.FixtureForbiddenTool: "forbidden",
+		server.FixtureToolErrorTool: "optional", server.FixtureRPCErrorTool: "optional", server.FixtureInputTool: "required",
+		server.FixtureProgressTool: "optional",
 	}
 	got := map[string]string{}
 	for _, tl := range tools {
@@ -163,7 +163,7 @@ func TestTaskLifecycleSleep(t *testing.T) {
 	c := connect(t, inst.URL)
 	ctx := testCtx(t)
 	sent := time.Now()
-	ct, err := c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 700}, i64(60000))
+	ct, err := c.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 700}, i64(60000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,11 +214,11 @@ func TestPlainCallMatchesTaskResult(t *testing.T) {
 	inst := start(t, reference.Options{})
 	c := connect(t, inst.URL)
 	ctx := testCtx(t)
-	plain, err := c.CallTool(ctx, server.FixtureSleep, map[string]any{"ms": 5})
+	plain, err := c.CallTool(ctx, server.FixtureSleepTool, map[string]any{"ms": 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct, err := c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 5}, nil)
+	ct, err := c.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 5}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestPlainCallMatchesTaskResult(t *testing.T) {
 	if string(stripped) != string(plainNorm) {
 		t.Errorf("task result %s differs from plain result %s", stripped, plainNorm)
 	}
-	if _, err := c.CallTool(ctx, server.FixtureForbidden, map[string]any{}); err != nil {
+	if _, err := c.CallTool(ctx, server.FixtureForbiddenTool, map[string]any{}); err != nil {
 		t.Errorf("plain call of a forbidden tool: %v", err)
 	}
 }
@@ -247,17 +247,17 @@ func TestToolNegotiationErrors(t *testing.T) {
 	inst := start(t, reference.Options{})
 	c := connect(t, inst.URL)
 	ctx := testCtx(t)
-	_, err := c.CallTool(ctx, server.FixtureSleepRequired, map[string]any{"ms": 1})
+	_, err := c.CallTool(ctx, server.FixtureSleepRequiredTool, map[string]any{"ms": 1})
 	wantCode(t, err, -32601, "task")
-	_, err = c.CallToolAsTask(ctx, server.FixtureForbidden, map[string]any{}, nil)
+	_, err = c.CallToolAsTask(ctx, server.FixtureForbiddenTool, map[string]any{}, nil)
 	wantCode(t, err, -32601, "task")
 	_, err = c.CallToolAsTask(ctx, "no_such_tool", map[string]any{}, nil)
 	wantCode(t, err, -32602, "no_such_tool")
-	_, err = c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": "soon"}, nil)
+	_, err = c.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": "soon"}, nil)
 	wantCode(t, err, -32602, "ms")
-	_, err = c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": -5}, nil)
+	_, err = c.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": -5}, nil)
 	wantCode(t, err, -32602, "ms")
-	_, err = c.CallToolAsTask(ctx, server.FixtureInput, map[string]any{}, nil)
+	_, err = c.CallToolAsTask(ctx, server.FixtureInputTool, map[string]any{}, nil)
 	wantCode(t, err, -32602, "question")
 	all, err := c.ListAllTasks(ctx, 10)
 	if err != nil {
@@ -273,7 +273,7 @@ func TestFailedOutcomes(t *testing.T) {
 	c := connect(t, inst.URL)
 	ctx := testCtx(t)
 
-	ct, err := c.CallToolAsTask(ctx, server.FixtureToolError, map[string]any{"ms": 10}, nil)
+	ct, err := c.CallToolAsTask(ctx, server.FixtureToolErrorTool, map[string]any{"ms": 10}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestFailedOutcomes(t *testing.T) {
 		t.Errorf("isError task: %q %q", got.Status, got.StatusMessage)
 	}
 
-	ct, err = c.CallToolAsTask(ctx, server.FixtureRPCError, map[string]any{"ms": 10}, nil)
+	ct, err = c.CallToolAsTask(ctx, server.FixtureRPCErrorTool, map[string]any{"ms": 10}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,10 @@ func TestFailedOutcomes(t *testing.T) {
 	if rpc.Code != server.FixtureRPCErrorCode || rpc.Message != "fixture_rpc_error: deliberate JSON-RPC error after 10 ms" || string(rpc.Data) != `{"ms":10}` {
 		t.Errorf("replayed error %+v data %s", rpc, rpc.Data)
 	}
-	plainErr := func() error { _, err := c.CallTool(ctx, server.FixtureRPCError, map[string]any{"ms": 10}); return err }()
+	plainErr := func() error {
+		_, err := c.CallTool(ctx, server.FixtureRPCErrorTool, map[string]any{"ms": 10})
+		return err
+	}()
 	var plainRPC *client.RPCError
 	if !errors.As(plainErr, &plainRPC) || plainRPC.Code != rpc.Code || plainRPC.Message != rpc.Message || string(plainRPC.Data) != string(rpc.Data) {
 		t.Errorf("plain call error %v differs from the task's %v", plainErr, err)
@@ -319,7 +322,7 @@ func TestCancel(t *testing.T) {
 	inst := start(t, reference.Options{})
 	c := connect(t, inst.URL)
 	ctx := testCtx(t)
-	ct, err := c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 60000}, nil)
+	ct, err := c.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 60000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +347,7 @@ func TestCancel(t *testing.T) {
 		t.Errorf("the work of %d tasks did not stop after cancel", n)
 	}
 	// A completed task cannot be cancelled either.
-	ct, err = c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 0}, nil)
+	ct, err = c.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 0}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +378,7 @@ func TestListPagination(t *testing.T) {
 	ctx := testCtx(t)
 	var ids []string
 	for range 5 {
-		ct, err := c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 0}, nil)
+		ct, err := c.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 0}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -410,7 +413,7 @@ func TestIsolationBetweenSessions(t *testing.T) {
 	a := connect(t, inst.URL)
 	b := connect(t, inst.URL)
 	ctx := testCtx(t)
-	ct, err := a.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 60000}, nil)
+	ct, err := a.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 60000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,7 +438,7 @@ func TestBearerTokens(t *testing.T) {
 	a1 := connect(t, inst.URL, client.WithHeader("Authorization", "Bearer tok-a1"))
 	a2 := connect(t, inst.URL, client.WithHeader("Authorization", "Bearer tok-a2"))
 	b := connect(t, inst.URL, client.WithHeader("Authorization", "Bearer tok-b"))
-	ct, err := a1.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 0}, nil)
+	ct, err := a1.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 0}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +471,7 @@ func TestAnonymousAllowedWithTokens(t *testing.T) {
 	verifier := server.NewStaticTokens(map[string]string{"tok": "alice"})
 	inst := start(t, reference.Options{ServerOptions: []server.Option{server.WithTokenVerifier(verifier), server.WithAllowAnonymous(true)}})
 	c := connect(t, inst.URL)
-	if _, err := c.CallToolAsTask(testCtx(t), server.FixtureSleep, map[string]any{"ms": 0}, nil); err != nil {
+	if _, err := c.CallToolAsTask(testCtx(t), server.FixtureSleepTool, map[string]any{"ms": 0}, nil); err != nil {
 		t.Errorf("anonymous requestor with --allow-anonymous: %v", err)
 	}
 }
@@ -485,7 +488,7 @@ func TestStatusAndProgressNotifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	params := map[string]any{
-		"name":      server.FixtureProgress,
+		"name":      server.FixtureProgressTool,
 		"arguments": map[string]any{"ms": 60, "steps": 3},
 		"task":      map[string]any{},
 		"_meta":     map[string]any{"progressToken": "tok-1"},
@@ -566,7 +569,7 @@ func TestInputRequired(t *testing.T) {
 	c := connect(t, inst.URL, client.WithRequestHandler(handler))
 	// No GET stream is open, so the request waits for tasks/result
 	// (TestPollOnlyClientAnswersOnGETStream covers the other way).
-	ct, err := c.CallToolAsTask(ctx, server.FixtureInput, map[string]any{"question": "meaning of life?"}, nil)
+	ct, err := c.CallToolAsTask(ctx, server.FixtureInputTool, map[string]any{"question": "meaning of life?"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -640,7 +643,7 @@ func TestCancelledNotificationEndsOnlyTheRetrieval(t *testing.T) {
 	inst := start(t, reference.Options{})
 	c := connect(t, inst.URL)
 	ctx := testCtx(t)
-	ct, err := c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 60000}, nil)
+	ct, err := c.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 60000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -695,7 +698,7 @@ func TestTTLPolicy(t *testing.T) {
 			if tc.ttl != nil {
 				task["ttl"] = tc.ttl
 			}
-			raw, err := c.Call(ctx, "tools/call", map[string]any{"name": server.FixtureSleep, "arguments": map[string]any{}, "task": task})
+			raw, err := c.Call(ctx, "tools/call", map[string]any{"name": server.FixtureSleepTool, "arguments": map[string]any{}, "task": task})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -708,7 +711,7 @@ func TestTTLPolicy(t *testing.T) {
 	}
 	unlimited := start(t, reference.Options{Config: tasks.Config{DefaultTTL: tasks.Unlimited, MaxTTL: tasks.Unlimited}})
 	u := connect(t, unlimited.URL)
-	raw, err := u.Call(ctx, "tools/call", map[string]any{"name": server.FixtureSleep, "task": map[string]any{}})
+	raw, err := u.Call(ctx, "tools/call", map[string]any{"name": server.FixtureSleepTool, "task": map[string]any{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -803,7 +806,7 @@ func TestBadInput(t *testing.T) {
 	inst := start(t, reference.Options{ServerOptions: []server.Option{server.WithMaxBodyBytes(4096)}})
 	c := connect(t, inst.URL)
 	sid := c.SessionID()
-	ct, err := c.CallToolAsTask(testCtx(t), server.FixtureSleep, map[string]any{"ms": 60000}, nil)
+	ct, err := c.CallToolAsTask(testCtx(t), server.FixtureSleepTool, map[string]any{"ms": 60000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -926,16 +929,16 @@ func TestLimitPerOwner(t *testing.T) {
 	c := connect(t, inst.URL)
 	ctx := testCtx(t)
 	for range 2 {
-		if _, err := c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 60000}, nil); err != nil {
+		if _, err := c.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 60000}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 60000}, nil)
+	_, err := c.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 60000}, nil)
 	if _, ok := client.ErrorCode(err); !ok || !strings.Contains(err.Error(), "limit") {
 		t.Errorf("third task: %v", err)
 	}
 	other := connect(t, inst.URL)
-	if _, err := other.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 0}, nil); err != nil {
+	if _, err := other.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 0}, nil); err != nil {
 		t.Errorf("another owner is not limited: %v", err)
 	}
 }
@@ -954,7 +957,7 @@ func TestConcurrentClients(t *testing.T) {
 				return
 			}
 			for j := range 5 {
-				ct, err := c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": (i + j) % 7}, nil)
+				ct, err := c.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": (i + j) % 7}, nil)
 				if err != nil {
 					errs <- err
 					return
@@ -990,7 +993,7 @@ func TestTwoInstancesShareOneStore(t *testing.T) {
 	ca := connect(t, a.URL, client.WithHeader("Authorization", "Bearer tok"))
 	cb := connect(t, b.URL, client.WithHeader("Authorization", "Bearer tok"))
 
-	ct, err := ca.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 200}, nil)
+	ct, err := ca.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 200}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1000,7 +1003,7 @@ func TestTwoInstancesShareOneStore(t *testing.T) {
 	if p, err := cb.Result(ctx, ct.Task.TaskID); err != nil || !bytes.Contains(p, []byte(`"ms":200`)) {
 		t.Fatalf("result awaited on B: %s %v", p, err)
 	}
-	ct, err = ca.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 60000}, nil)
+	ct, err = ca.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 60000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1027,7 +1030,7 @@ func TestInputWithoutElicitationCapability(t *testing.T) {
 	inst := start(t, reference.Options{})
 	c := connect(t, inst.URL, client.WithCapabilities(json.RawMessage(`{}`)))
 	ctx := testCtx(t)
-	ct, err := c.CallToolAsTask(ctx, server.FixtureInput, map[string]any{"question": "q?"}, nil)
+	ct, err := c.CallToolAsTask(ctx, server.FixtureInputTool, map[string]any{"question": "q?"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1093,9 +1096,9 @@ func TestWireMessagesValidate(t *testing.T) {
 	if _, err := c.ListTools(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, tool := range []string{server.FixtureSleep, server.FixtureToolError, server.FixtureRPCError, server.FixtureInput} {
+	for _, tool := range []string{server.FixtureSleepTool, server.FixtureToolErrorTool, server.FixtureRPCErrorTool, server.FixtureInputTool} {
 		args := map[string]any{"ms": 1}
-		if tool == server.FixtureInput {
+		if tool == server.FixtureInputTool {
 			args = map[string]any{"question": "ok?"}
 		}
 		ct, err := c.CallToolAsTask(ctx, tool, args, i64(30000))
@@ -1105,7 +1108,7 @@ func TestWireMessagesValidate(t *testing.T) {
 		_, _ = c.GetTask(ctx, ct.Task.TaskID)
 		_, _ = c.Result(ctx, ct.Task.TaskID)
 	}
-	params := map[string]any{"name": server.FixtureProgress, "arguments": map[string]any{"ms": 3, "steps": 3}, "_meta": map[string]any{"progressToken": 5}}
+	params := map[string]any{"name": server.FixtureProgressTool, "arguments": map[string]any{"ms": 3, "steps": 3}, "_meta": map[string]any{"progressToken": 5}}
 	if _, err := c.Call(ctx, "tools/call", params); err != nil {
 		t.Fatal(err)
 	}
@@ -1113,7 +1116,7 @@ func TestWireMessagesValidate(t *testing.T) {
 	if _, err := c.Call(ctx, "tools/call", params); err != nil {
 		t.Fatal(err)
 	}
-	ct, err := c.CallToolAsTask(ctx, server.FixtureSleep, map[string]any{"ms": 60000}, nil)
+	ct, err := c.CallToolAsTask(ctx, server.FixtureSleepTool, map[string]any{"ms": 60000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
