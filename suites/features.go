@@ -374,7 +374,7 @@ func transportReason(cfg ServerConfig, f Feature) string {
 // probeFeatures probes the server once (initialize and tools/list, then
 // the authorization probe) and decides the features.
 func probeFeatures(ctx context.Context, cfg ServerConfig, overrides map[Feature]bool) (probed, FeatureSet, error) {
-	init, caps, tools, err := Probe(ctx, cfg)
+	init, caps, tools, err := probeServer(ctx, cfg)
 	if err != nil {
 		return probed{}, nil, err
 	}

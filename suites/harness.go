@@ -8,13 +8,13 @@ import (
 	"github.com/mcptasks/mcptasks/suites/report"
 )
 
-// HarnessErrorPrefix starts the failure message of a spec that could not
+// harnessErrorPrefix starts the failure message of a spec that could not
 // run because of the harness or the environment (a factory that cannot
 // open the store, an unreachable server), as opposed to a subject that
 // behaved wrongly. Reports count such specs as "error", not "fail".
-const HarnessErrorPrefix = report.PrefixHarnessError
+const harnessErrorPrefix = report.PrefixHarnessError
 
 // HarnessError fails the running spec as a harness error.
 func HarnessError(format string, args ...any) {
-	ginkgo.Fail(HarnessErrorPrefix+fmt.Sprintf(format, args...), 1)
+	ginkgo.Fail(harnessErrorPrefix+fmt.Sprintf(format, args...), 1)
 }

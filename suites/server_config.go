@@ -256,10 +256,6 @@ func Roles() []Role {
 	return rs
 }
 
-// RoleArgs lists the arguments a fixture role takes (nil for an unknown
-// role).
-func RoleArgs(r Role) []string { return slices.Clone(fixtureRoles[r]) }
-
 func sortedRoles() []string {
 	var rs []string
 	for _, r := range Roles() {

@@ -51,7 +51,7 @@ func DescribeServer(cfg ServerConfig, opts ...Option) bool {
 	if o.implName != "" {
 		title += " of " + o.implName
 	}
-	ginkgo.Describe(title, ModeLabel(ModeServer), func() {
+	ginkgo.Describe(title, modeLabel(ModeServer), func() {
 		ginkgo.BeforeEach(func() {
 			// Failures of the spec's own assertions carry the evidence:
 			// the last exchange with the server and the spec section.
@@ -59,7 +59,7 @@ func DescribeServer(cfg ServerConfig, opts ...Option) bool {
 			ginkgo.DeferCleanup(func() { gomega.RegisterFailHandler(ginkgo.Fail) })
 		})
 		for _, g := range serverGroups {
-			ginkgo.Describe(g.name, Area(g.area), func() { g.body(env) })
+			ginkgo.Describe(g.name, areaLabel(g.area), func() { g.body(env) })
 		}
 	})
 	return true

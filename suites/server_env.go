@@ -82,7 +82,7 @@ func (env *ServerEnv) setup(ctx context.Context) {
 		HarnessError("cannot initialize a session with %s: %v", env.Config.URLs[0], err)
 	}
 	env.A, env.Init = c, init
-	env.Caps = ParseCapabilities(c.InitializeResult())
+	env.Caps = parseCapabilities(c.InitializeResult())
 	tools, err := c.ListTools(ctx)
 	if err != nil {
 		HarnessError("tools/list failed on %s: %v", env.Config.URLs[0], err)

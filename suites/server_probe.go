@@ -38,11 +38,11 @@ func (c Capabilities) Names() []string {
 	return out
 }
 
-// ParseCapabilities reads the task capabilities of an initialize result.
+// parseCapabilities reads the task capabilities of an initialize result.
 // A member counts as declared when present and not null or false (a
 // boolean true is a wire violation the wire specs report, but still
 // counts as support).
-func ParseCapabilities(initResult json.RawMessage) Capabilities {
+func parseCapabilities(initResult json.RawMessage) Capabilities {
 	var res struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 	}
@@ -71,10 +71,10 @@ func ParseCapabilities(initResult json.RawMessage) Capabilities {
 	return c
 }
 
-// Probe connects to the first URL once, outside any spec, and returns the
+// probeServer connects to the first URL once, outside any spec, and returns the
 // server's capabilities and tool list. cmd/conformance uses it to tell an
 // unreachable server (a harness error) from a failing one.
-func Probe(ctx context.Context, cfg ServerConfig) (*client.InitializeResult, Capabilities, []client.Tool, error) {
+func probeServer(ctx context.Context, cfg ServerConfig) (*client.InitializeResult, Capabilities, []client.Tool, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, Capabilities{}, nil, err
@@ -89,7 +89,7 @@ func Probe(ctx context.Context, cfg ServerConfig) (*client.InitializeResult, Cap
 		return nil, Capabilities{}, nil, err
 	}
 	defer c.Close(context.WithoutCancel(ctx))
-	caps := ParseCapabilities(c.InitializeResult())
+	caps := parseCapabilities(c.InitializeResult())
 	tools, err := c.ListTools(ctx)
 	if err != nil {
 		return init, caps, nil, fmt.Errorf("tools/list: %w", err)

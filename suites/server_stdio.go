@@ -56,9 +56,9 @@ func (c ServerConfig) validateStdio() error {
 
 var envAssignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
-// StartCommand starts argv as a stdio server. Leading NAME=value words are
+// startCommand starts argv as a stdio server. Leading NAME=value words are
 // taken as environment variables for the child, as a shell would.
-func StartCommand(ctx context.Context, argv []string, opts ...client.ProcessOption) (*client.Process, error) {
+func startCommand(ctx context.Context, argv []string, opts ...client.ProcessOption) (*client.Process, error) {
 	var env []string
 	for len(argv) > 0 && envAssignment.MatchString(argv[0]) {
 		env, argv = append(env, argv[0]), argv[1:]
@@ -180,7 +180,7 @@ func (env *ServerEnv) newStdioClient(headers http.Header, opts []client.Option) 
 	if env.Config.Stderr != nil {
 		popts = append(popts, client.WithStderrCopy(env.Config.Stderr))
 	}
-	p, err := StartCommand(context.Background(), argv, popts...)
+	p, err := startCommand(context.Background(), argv, popts...)
 	if err != nil {
 		HarnessError("cannot start the server command of identity %s: %v", who, err)
 	}
@@ -194,10 +194,10 @@ func (env *ServerEnv) newStdioClient(headers http.Header, opts []client.Option) 
 	return client.NewStdio(p, opts...)
 }
 
-// probeStdio is Probe for a command: it starts one process, runs the
+// probeStdio is probeServer for a command: it starts one process, runs the
 // handshake and tools/list, and ends the process.
 func probeStdio(ctx context.Context, cfg ServerConfig) (*client.InitializeResult, Capabilities, []client.Tool, error) {
-	p, err := StartCommand(ctx, cfg.Command)
+	p, err := startCommand(ctx, cfg.Command)
 	if err != nil {
 		return nil, Capabilities{}, nil, err
 	}
@@ -216,7 +216,7 @@ func probeStdio(ctx context.Context, cfg ServerConfig) (*client.InitializeResult
 	if err != nil {
 		return nil, Capabilities{}, nil, withStderr(err)
 	}
-	caps := ParseCapabilities(c.InitializeResult())
+	caps := parseCapabilities(c.InitializeResult())
 	tools, err := c.ListTools(ctx)
 	if err != nil {
 		return init, caps, nil, withStderr(fmt.Errorf("tools/list: %w", err))

@@ -107,7 +107,7 @@ func TestStdioConfiguration(t *testing.T) {
 }
 
 func TestStartCommandTakesLeadingAssignmentsAsEnvironment(t *testing.T) {
-	if _, err := StartCommand(t.Context(), []string{"A=1", "B=2"}); err == nil {
+	if _, err := startCommand(t.Context(), []string{"A=1", "B=2"}); err == nil {
 		t.Error("a command of assignments only started")
 	}
 }

@@ -81,7 +81,7 @@ func DescribeStore(f StoreFactory, opts ...Option) bool {
 	if o.implName != "" {
 		title += " of " + o.implName
 	}
-	ginkgo.Describe(title, ModeLabel(ModeStore), func() {
+	ginkgo.Describe(title, modeLabel(ModeStore), func() {
 		ginkgo.BeforeEach(func() {
 			env.Clock = tasks.NewFakeClock(SuiteEpoch())
 			env.Config = tasks.Config{
@@ -108,7 +108,7 @@ func DescribeStore(f StoreFactory, opts ...Option) bool {
 			})
 		})
 		for _, g := range storeGroups {
-			ginkgo.Describe(g.name, Area(g.area), func() { g.body(env) })
+			ginkgo.Describe(g.name, areaLabel(g.area), func() { g.body(env) })
 		}
 	})
 	return true
@@ -180,25 +180,25 @@ func (env *StoreEnv) CreateIn(ctx context.Context, owner tasks.Owner, status tas
 	case tasks.StatusInputRequired:
 		r, err = env.Store.Transition(ctx, owner, r.ID, status, "needs input")
 	case tasks.StatusCompleted:
-		r, err = env.Store.Complete(ctx, owner, r.ID, status, "done", ResultOutcome(`{"content":[]}`))
+		r, err = env.Store.Complete(ctx, owner, r.ID, status, "done", resultOutcome(`{"content":[]}`))
 	case tasks.StatusFailed:
-		r, err = env.Store.Complete(ctx, owner, r.ID, status, "broke", ErrorOutcome(-32000, "boom"))
+		r, err = env.Store.Complete(ctx, owner, r.ID, status, "broke", errorOutcome(-32000, "boom"))
 	case tasks.StatusCancelled:
 		r, err = env.Store.Cancel(ctx, owner, r.ID, "stop")
 	default:
-		ginkgo.Fail(HarnessErrorPrefix + fmt.Sprintf("no way to reach status %q", status))
+		ginkgo.Fail(harnessErrorPrefix + fmt.Sprintf("no way to reach status %q", status))
 	}
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "moving the new task to %s", status)
 	gomega.Expect(r.Status).To(gomega.Equal(status))
 	return r
 }
 
-// ResultOutcome is a successful outcome with the given JSON result.
-func ResultOutcome(js string) tasks.Outcome {
+// resultOutcome is a successful outcome with the given JSON result.
+func resultOutcome(js string) tasks.Outcome {
 	return tasks.Outcome{Result: json.RawMessage(js)}
 }
 
-// ErrorOutcome is an outcome carrying a JSON-RPC error.
-func ErrorOutcome(code int64, msg string) tasks.Outcome {
+// errorOutcome is an outcome carrying a JSON-RPC error.
+func errorOutcome(code int64, msg string) tasks.Outcome {
 	return tasks.Outcome{Error: &tasks.RPCError{Code: code, Message: msg}}
 }

@@ -62,11 +62,11 @@ var _ = describeStore("Cancellation", "cancellation", func(env *StoreEnv) {
 			Expect(res.Outcome.Error.Code).To(Equal(int64(tasks.CodeRequestCancelled)))
 		},
 		env.Entry("completed", "TASKS-CANCEL-004", func(ctx SpecContext, env *StoreEnv, id string) error {
-			_, err := env.Store.Complete(ctx, env.Owner, id, tasks.StatusCompleted, "", ResultOutcome(`{"late":true}`))
+			_, err := env.Store.Complete(ctx, env.Owner, id, tasks.StatusCompleted, "", resultOutcome(`{"late":true}`))
 			return err
 		}),
 		env.Entry("failed", "TASKS-CANCEL-004", func(ctx SpecContext, env *StoreEnv, id string) error {
-			_, err := env.Store.Complete(ctx, env.Owner, id, tasks.StatusFailed, "", ErrorOutcome(-32000, "late"))
+			_, err := env.Store.Complete(ctx, env.Owner, id, tasks.StatusFailed, "", errorOutcome(-32000, "late"))
 			return err
 		}),
 		env.Entry("resumed", "TASKS-CANCEL-004", func(ctx SpecContext, env *StoreEnv, id string) error {
@@ -90,7 +90,7 @@ var _ = describeStore("Cancellation", "cancellation", func(env *StoreEnv) {
 			go func() {
 				defer wg.Done()
 				<-start
-				_, completeErr = env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "", ResultOutcome(`{}`))
+				_, completeErr = env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "", resultOutcome(`{}`))
 			}()
 			close(start)
 			wg.Wait()

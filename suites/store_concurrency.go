@@ -64,9 +64,9 @@ var _ = describeStore("Concurrency", "concurrency", func(env *StoreEnv) {
 				}
 				switch i % 3 {
 				case 0:
-					results[i], err = env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, fmt.Sprint(i), ResultOutcome(fmt.Sprintf(`{"winner":%d}`, i)))
+					results[i], err = env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, fmt.Sprint(i), resultOutcome(fmt.Sprintf(`{"winner":%d}`, i)))
 				case 1:
-					results[i], err = env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusFailed, fmt.Sprint(i), ErrorOutcome(int64(-32000-i), fmt.Sprint(i)))
+					results[i], err = env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusFailed, fmt.Sprint(i), errorOutcome(int64(-32000-i), fmt.Sprint(i)))
 				default:
 					results[i], err = env.Store.Cancel(ctx, env.Owner, r.ID, fmt.Sprint(i))
 				}

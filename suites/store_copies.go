@@ -109,7 +109,7 @@ var _ = describeStore("Copies", "lifecycle", func(env *StoreEnv) {
 		Expect(err).NotTo(HaveOccurred(), "Create")
 		return r
 	}
-	resultOutcome := func() *tasks.Outcome { o := ResultOutcome(copyResult); return &o }
+	resultOutcome := func() *tasks.Outcome { o := resultOutcome(copyResult); return &o }
 	errorOutcome := func() *tasks.Outcome {
 		return &tasks.Outcome{Error: &tasks.RPCError{Code: -32001, Message: "kept", Data: json.RawMessage(copyData)}}
 	}

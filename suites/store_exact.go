@@ -40,8 +40,8 @@ var _ = describeStore("Exact values", "results", func(env *StoreEnv) {
 				Expect(string(res.Outcome.Error.Data)).To(Equal(string(o.Error.Data)), "the error data bytes")
 			}
 		},
-		env.Entry("a result with big integers, escapes and spacing", "MCPT-RES-004", tasks.StatusCompleted, ResultOutcome(exactResult)),
-		env.Entry("a scalar result", "MCPT-RES-004", tasks.StatusCompleted, ResultOutcome(`18446744073709551617`)),
+		env.Entry("a result with big integers, escapes and spacing", "MCPT-RES-004", tasks.StatusCompleted, resultOutcome(exactResult)),
+		env.Entry("a scalar result", "MCPT-RES-004", tasks.StatusCompleted, resultOutcome(`18446744073709551617`)),
 		env.Entry("an error with data", "MCPT-RES-004", tasks.StatusFailed,
 			tasks.Outcome{Error: &tasks.RPCError{Code: -32099, Message: "nö \"way\"\n", Data: json.RawMessage(exactErrData)}}),
 		env.Entry("an error code beyond 32 bits", "MCPT-RES-004", tasks.StatusFailed,

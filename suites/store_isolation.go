@@ -36,7 +36,7 @@ var isolationCalls = map[string]isolationCall{
 		return err
 	},
 	"Complete": func(ctx context.Context, s tasks.Store, o tasks.Owner, id string) error {
-		_, err := s.Complete(ctx, o, id, tasks.StatusCompleted, "not yours", ResultOutcome(`{"stolen":true}`))
+		_, err := s.Complete(ctx, o, id, tasks.StatusCompleted, "not yours", resultOutcome(`{"stolen":true}`))
 		return err
 	},
 	"Wait": func(ctx context.Context, s tasks.Store, o tasks.Owner, id string) error {

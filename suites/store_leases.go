@@ -49,7 +49,7 @@ var _ = describeStore("Leases", "leases", func(env *StoreEnv) {
 			Expect(ls.RenewLease(ctx, env.Owner, r.ID, start.Add(5*time.Second))).To(Succeed())
 		}
 		Expect(ls.RenewLease(ctx, env.Other, lapsingOther.ID, start.Add(5*time.Second))).To(Succeed())
-		ended, err := env.Store.Complete(ctx, env.Owner, ended.ID, tasks.StatusCompleted, "finished", ResultOutcome(`{}`))
+		ended, err := env.Store.Complete(ctx, env.Owner, ended.ID, tasks.StatusCompleted, "finished", resultOutcome(`{}`))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ls.RenewLease(ctx, env.Owner, renewed.ID, start.Add(20*time.Second))).To(Succeed())
 

@@ -83,7 +83,7 @@ var _ = describeStore("Lifecycle", "lifecycle", func(env *StoreEnv) {
 		step(env.Store.Transition(ctx, env.Owner, r.ID, tasks.StatusInputRequired, "asking"))
 		step(env.Store.SetVariables(ctx, env.Owner, r.ID, map[string]json.RawMessage{"server.k": json.RawMessage(`1`)}))
 		step(env.Store.Transition(ctx, env.Owner, r.ID, tasks.StatusWorking, "resumed"))
-		step(env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "done", ResultOutcome(`{}`)))
+		step(env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "done", resultOutcome(`{}`)))
 	})
 
 	env.It("keeps what Create was given", "MCPT-LIFE-002", func(ctx SpecContext) {
@@ -117,7 +117,7 @@ var _ = describeStore("Lifecycle", "lifecycle", func(env *StoreEnv) {
 		Expect(string(again.Variables["server.a"])).To(Equal(`1`))
 
 		By("changing an outcome read with Result")
-		_, err = env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusFailed, "", ErrorOutcome(-32000, "original"))
+		_, err = env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusFailed, "", errorOutcome(-32000, "original"))
 		Expect(err).NotTo(HaveOccurred())
 		res, err := env.Store.Result(ctx, env.Owner, r.ID)
 		Expect(err).NotTo(HaveOccurred())
@@ -135,7 +135,7 @@ var _ = describeStore("Lifecycle", "lifecycle", func(env *StoreEnv) {
 		Expect(moved.LastUpdatedAt.Equal(env.Config.Now())).To(BeTrue(), "lastUpdatedAt %v, clock %v", moved.LastUpdatedAt, env.Config.Now())
 		Expect(moved.CreatedAt.Equal(r.CreatedAt)).To(BeTrue())
 		env.Clock.Advance(2 * time.Second)
-		done, err := env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "", ResultOutcome(`{}`))
+		done, err := env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "", resultOutcome(`{}`))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(done.LastUpdatedAt.After(moved.LastUpdatedAt)).To(BeTrue())
 		got := mustGet(ctx, env, env.Owner, r.ID)

@@ -31,12 +31,12 @@ var _ = describeStore("Results", "results", func(env *StoreEnv) {
 			}
 		},
 		env.Entry("a completed tool result", "TASKS-RESULT-003", tasks.StatusCompleted,
-			ResultOutcome(`{"content":[{"type":"text","text":"hé \u2713"}],"structuredContent":{"n":1.5,"list":[1,2,3]}}`)),
+			resultOutcome(`{"content":[{"type":"text","text":"hé \u2713"}],"structuredContent":{"n":1.5,"list":[1,2,3]}}`)),
 		env.Entry("a failed tool result with isError", "TASKS-RESULT-003", tasks.StatusFailed,
-			ResultOutcome(`{"content":[{"type":"text","text":"no"}],"isError":true}`)),
-		env.Entry("a JSON-RPC error", "TASKS-RESULT-003", tasks.StatusFailed, ErrorOutcome(-32602, "bad arguments")),
+			resultOutcome(`{"content":[{"type":"text","text":"no"}],"isError":true}`)),
+		env.Entry("a JSON-RPC error", "TASKS-RESULT-003", tasks.StatusFailed, errorOutcome(-32602, "bad arguments")),
 		env.Entry("a large result", "TASKS-RESULT-003", tasks.StatusCompleted,
-			ResultOutcome(`{"content":[{"type":"text","text":"`+strings.Repeat("0123456789abcdef", 4096)+`"}]}`)),
+			resultOutcome(`{"content":[{"type":"text","text":"`+strings.Repeat("0123456789abcdef", 4096)+`"}]}`)),
 	)
 
 	env.It("returns an error outcome with the same code, message and data", "MCPT-RES-002", func(ctx SpecContext) {
@@ -91,7 +91,7 @@ var _ = describeStore("Results", "results", func(env *StoreEnv) {
 			}
 			stopReaders := func() { done.Store(true); wg.Wait() }
 			defer stopReaders() // when an expectation below fails the spec
-			_, err := env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "", ResultOutcome(`{"n":1}`))
+			_, err := env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "", resultOutcome(`{"n":1}`))
 			Expect(err).NotTo(HaveOccurred())
 			_, err = env.Store.Get(ctx, env.Owner, r.ID)
 			Expect(err).NotTo(HaveOccurred())

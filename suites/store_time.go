@@ -49,10 +49,10 @@ var changes = map[string]change{
 		return env.Store.SetVariables(ctx, env.Owner, id, vars("server.first", `null`))
 	},
 	"Complete": func(ctx context.Context, env *StoreEnv, id string) (tasks.Record, error) {
-		return env.Store.Complete(ctx, env.Owner, id, tasks.StatusCompleted, "all done", ResultOutcome(`{"ok":true}`))
+		return env.Store.Complete(ctx, env.Owner, id, tasks.StatusCompleted, "all done", resultOutcome(`{"ok":true}`))
 	},
 	"Complete as failed": func(ctx context.Context, env *StoreEnv, id string) (tasks.Record, error) {
-		return env.Store.Complete(ctx, env.Owner, id, tasks.StatusFailed, "it broke", ErrorOutcome(-32000, "boom"))
+		return env.Store.Complete(ctx, env.Owner, id, tasks.StatusFailed, "it broke", errorOutcome(-32000, "boom"))
 	},
 	"Cancel": func(ctx context.Context, env *StoreEnv, id string) (tasks.Record, error) {
 		return env.Store.Cancel(ctx, env.Owner, id, "stopped")
@@ -196,9 +196,9 @@ var _ = describeStore("Timestamps", "lifecycle", func(env *StoreEnv) {
 	env.It("stores the status message given to Complete", "MCPT-LIFE-009", func(ctx SpecContext) {
 		for _, st := range []tasks.Status{tasks.StatusCompleted, tasks.StatusFailed} {
 			r := env.Create(ctx, env.Owner)
-			o := ResultOutcome(`{}`)
+			o := resultOutcome(`{}`)
 			if st == tasks.StatusFailed {
-				o = ErrorOutcome(-32000, "x")
+				o = errorOutcome(-32000, "x")
 			}
 			msg := "ended as " + string(st) + " ✓"
 			got, err := env.Store.Complete(ctx, env.Owner, r.ID, st, msg, o)

@@ -15,9 +15,9 @@ import (
 func moveTo(ctx SpecContext, env *StoreEnv, id string, to tasks.Status) (tasks.Record, error) {
 	switch to {
 	case tasks.StatusCompleted:
-		return env.Store.Complete(ctx, env.Owner, id, to, "finished", ResultOutcome(`{"ok":true}`))
+		return env.Store.Complete(ctx, env.Owner, id, to, "finished", resultOutcome(`{"ok":true}`))
 	case tasks.StatusFailed:
-		return env.Store.Complete(ctx, env.Owner, id, to, "broken", ErrorOutcome(-32000, "it broke"))
+		return env.Store.Complete(ctx, env.Owner, id, to, "broken", errorOutcome(-32000, "it broke"))
 	case tasks.StatusCancelled:
 		return env.Store.Cancel(ctx, env.Owner, id, "stop")
 	default:
@@ -104,11 +104,11 @@ var _ = describeStore("Transitions", "transitions", func(env *StoreEnv) {
 			_, err = env.Store.Result(ctx, env.Owner, before.ID)
 			expectCode(err, tasks.ErrNotReady, "Result after a refused Complete")
 		},
-		env.Entry("status cancelled", "MCPT-LIFE-005", tasks.StatusCancelled, ResultOutcome(`{}`)),
-		env.Entry("status working", "MCPT-LIFE-005", tasks.StatusWorking, ResultOutcome(`{}`)),
+		env.Entry("status cancelled", "MCPT-LIFE-005", tasks.StatusCancelled, resultOutcome(`{}`)),
+		env.Entry("status working", "MCPT-LIFE-005", tasks.StatusWorking, resultOutcome(`{}`)),
 		env.Entry("neither result nor error", "MCPT-LIFE-005", tasks.StatusCompleted, tasks.Outcome{}),
 		env.Entry("both result and error", "MCPT-LIFE-005", tasks.StatusFailed,
 			tasks.Outcome{Result: []byte(`{}`), Error: &tasks.RPCError{Code: 1, Message: "x"}}),
-		env.Entry("a result that is not JSON", "MCPT-LIFE-005", tasks.StatusCompleted, ResultOutcome(`{oops`)),
+		env.Entry("a result that is not JSON", "MCPT-LIFE-005", tasks.StatusCompleted, resultOutcome(`{oops`)),
 	)
 })

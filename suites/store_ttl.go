@@ -46,7 +46,7 @@ var _ = describeStore("TTL", "ttl", func(env *StoreEnv) {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(page.Tasks).To(HaveLen(1))
 		expectTTL(page.Tasks[0], 90*time.Second)
-		_, err = env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "", ResultOutcome(`{}`))
+		_, err = env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "", resultOutcome(`{}`))
 		Expect(err).NotTo(HaveOccurred())
 		res, err := env.Store.Result(ctx, env.Owner, r.ID)
 		Expect(err).NotTo(HaveOccurred())
@@ -145,7 +145,7 @@ var _ = describeStore("TTL", "ttl", func(env *StoreEnv) {
 			createTTL(ctx, env, env.Owner, 2*time.Second),
 			createTTL(ctx, env, env.Other, 3*time.Second),
 		}
-		_, err := env.Store.Complete(ctx, env.Owner, short[1].ID, tasks.StatusCompleted, "", ResultOutcome(`{}`))
+		_, err := env.Store.Complete(ctx, env.Owner, short[1].ID, tasks.StatusCompleted, "", resultOutcome(`{}`))
 		Expect(err).NotTo(HaveOccurred())
 		long := []tasks.Record{
 			createTTL(ctx, env, env.Owner, time.Hour),

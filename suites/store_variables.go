@@ -54,7 +54,7 @@ var _ = describeStore("Variables", "variables", func(env *StoreEnv) {
 		Expect(err).NotTo(HaveOccurred())
 		_, err = env.Store.Transition(ctx, env.Owner, r.ID, tasks.StatusInputRequired, "")
 		Expect(err).NotTo(HaveOccurred())
-		_, err = env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "", ResultOutcome(`{}`))
+		_, err = env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "", resultOutcome(`{}`))
 		Expect(err).NotTo(HaveOccurred())
 		res, err := env.Store.Result(ctx, env.Owner, r.ID)
 		Expect(err).NotTo(HaveOccurred())

@@ -80,7 +80,7 @@ var _ = describeStore("Waiting", "waiting", func(env *StoreEnv) {
 			return env.Store.Transition(ctx, env.Owner, id, tasks.StatusInputRequired, "")
 		}),
 		env.Entry("on completion", "MCPT-WAIT-001", func(ctx SpecContext, env *StoreEnv, id string) (tasks.Record, error) {
-			return env.Store.Complete(ctx, env.Owner, id, tasks.StatusCompleted, "", ResultOutcome(`{}`))
+			return env.Store.Complete(ctx, env.Owner, id, tasks.StatusCompleted, "", resultOutcome(`{}`))
 		}),
 		env.Entry("on cancellation", "MCPT-WAIT-001", func(ctx SpecContext, env *StoreEnv, id string) (tasks.Record, error) {
 			return env.Store.Cancel(ctx, env.Owner, id, "")
@@ -97,7 +97,7 @@ var _ = describeStore("Waiting", "waiting", func(env *StoreEnv) {
 			chans = append(chans, startWait(ctx, env, env.Owner, r.ID, r.Version))
 		}
 		expectStillWaiting(env, chans[0])
-		_, err := env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "", ResultOutcome(`{}`))
+		_, err := env.Store.Complete(ctx, env.Owner, r.ID, tasks.StatusCompleted, "", resultOutcome(`{}`))
 		Expect(err).NotTo(HaveOccurred())
 		for _, ch := range chans {
 			res := awaitWait(env, ch, "one of several waiters")
