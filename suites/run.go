@@ -44,8 +44,11 @@ func WithProgress(w io.Writer, tty bool) Option {
 }
 
 // WithTimeoutScale multiplies every time limit of the server suite (spec
-// timeout, TaskTimeout, ExpiryBudget, MaxPoll) by f, for servers whose
-// fixtures are slow. Values of f at or below 0 are ignored.
+// timeout, TaskTimeout, ExpiryBudget, MaxPoll) and every fixed wait inside
+// the spec bodies (settling pauses, grace periods, answer timeouts) by f,
+// for servers whose fixtures are slow. It applies to CertifyServer,
+// RunServer and DescribeServer alike. Values of f at or below 0 are
+// ignored.
 func WithTimeoutScale(f float64) Option { return func(o *options) { o.timeoutScale = f } }
 
 // HandshakeError is returned by CertifyServer when the server could not be

@@ -29,7 +29,7 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 		created := env.Running(ctx, ms)
 		_, err := env.A.CancelTask(ctx, created.Task.TaskID)
 		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
-		time.Sleep(2 * ms * time.Millisecond)
+		time.Sleep(env.scaled(2 * ms * time.Millisecond))
 		got, err := env.A.GetTask(ctx, created.Task.TaskID)
 		if code, isRPC := rpcCode(err); isRPC && code == -32602 {
 			return

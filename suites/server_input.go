@@ -50,7 +50,7 @@ func runInput(ctx SpecContext, env *ServerEnv) *inputRun {
 			mu.Unlock()
 			select {
 			case <-seen:
-			case <-time.After(inputGrace):
+			case <-time.After(env.scaled(inputGrace)):
 			case <-hctx.Done():
 			}
 		}

@@ -28,7 +28,7 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 		id := created.Task.TaskID
 		_, err := b.GetTask(ctx, id)
 		Expect(err).To(HaveOccurred(), "identity B read identity A's task with tasks/get")
-		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		rctx, cancel := context.WithTimeout(ctx, env.scaled(5*time.Second))
 		_, err = b.Result(rctx, id)
 		cancel()
 		Expect(err).To(HaveOccurred(), "identity B obtained identity A's result")
@@ -71,7 +71,7 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 		_ = env.A.OpenStream(ctx)
 		created := env.Sleep(ctx, 100)
 		env.Await(ctx, created.Task.TaskID)
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(env.scaled(200 * time.Millisecond))
 		for _, n := range b.Notifications() {
 			Expect(string(n.Params())).NotTo(ContainSubstring(created.Task.TaskID),
 				"identity B received %s about identity A's task", n.Method)
@@ -115,7 +115,7 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 		_ = env.A.OpenStream(ctx)
 		created := env.Sleep(ctx, 100)
 		env.Await(ctx, created.Task.TaskID)
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(env.scaled(200 * time.Millisecond))
 		for _, n := range other.Notifications() {
 			Expect(string(n.Params())).NotTo(ContainSubstring(created.Task.TaskID),
 				"%s; a second session received %s about task %s of the first session", env.authorization(ctx).Reason, n.Method, created.Task.TaskID)
@@ -142,7 +142,7 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 		}
 		run := runInput(ctx, env)
 		Expect(run.elicitations).NotTo(BeEmpty(), "no elicitation/create reached the owner")
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(env.scaled(100 * time.Millisecond))
 		mu.Lock()
 		defer mu.Unlock()
 		Expect(leaked).To(BeEmpty(), "identity B received identity A's elicitation")

@@ -24,7 +24,7 @@ func statusNotifications(ctx SpecContext, env *ServerEnv) (string, []*client.Mes
 	if _, err := env.A.Result(ctx, created.Task.TaskID); err != nil {
 		AddReportEntry("tasks/result", err.Error(), ReportEntryVisibilityFailureOrVerbose)
 	}
-	time.Sleep(150 * time.Millisecond)
+	time.Sleep(env.scaled(150 * time.Millisecond))
 	var out []*client.Message
 	for _, n := range env.A.Notifications() {
 		if n.Method != "notifications/tasks/status" {

@@ -114,7 +114,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 			t, err := env.A.GetTask(ctx, created.Task.TaskID)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(t.Status).To(Equal(final.Status), "a %s task changed status", final.Status)
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(env.scaled(20 * time.Millisecond))
 		}
 	})
 
@@ -150,7 +150,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 
 	env.It("goes by the taskId parameter and ignores related-task metadata in the request", "TASKS-META-005", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 0)
-		cctx, cancel := context.WithTimeout(ctx, answerTimeout)
+		cctx, cancel := context.WithTimeout(ctx, env.scaled(answerTimeout))
 		defer cancel()
 		raw, err := env.A.Call(cctx, "tasks/get", map[string]any{
 			"taskId": created.Task.TaskID,
@@ -163,7 +163,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		// Metadata naming another real task must not change where the
 		// answer goes either: it comes back on the request's own stream.
 		other := env.Sleep(ctx, 0)
-		octx, ocancel := context.WithTimeout(ctx, answerTimeout)
+		octx, ocancel := context.WithTimeout(ctx, env.scaled(answerTimeout))
 		defer ocancel()
 		_, err = env.A.Call(octx, "tasks/get", map[string]any{
 			"taskId": created.Task.TaskID,
@@ -176,7 +176,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 	env.It("picks the task by the taskId parameter, not by related-task metadata naming another task", "TASKS-META-003", func(ctx SpecContext) {
 		a := env.Sleep(ctx, 0)
 		b := env.Sleep(ctx, 0)
-		cctx, cancel := context.WithTimeout(ctx, answerTimeout)
+		cctx, cancel := context.WithTimeout(ctx, env.scaled(answerTimeout))
 		defer cancel()
 		raw, err := env.A.Call(cctx, "tasks/get", map[string]any{
 			"taskId": a.Task.TaskID,
@@ -200,7 +200,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		a := env.CreateOn(ctx, env.A, env.TaskSleep(), map[string]any{"ms": 0}, ptr(int64(61000)))
 		env.Await(ctx, a.Task.TaskID)
 		// A visible gap, so that two tasks never share a createdAt.
-		time.Sleep(60 * time.Millisecond)
+		time.Sleep(env.scaled(60 * time.Millisecond))
 		b := env.CreateOn(ctx, env.A, env.TaskSleep(), map[string]any{"ms": 5000}, ptr(int64(62000)))
 		for round := 0; round < 2; round++ {
 			for _, want := range []*client.CreateTaskResult{a, b} {

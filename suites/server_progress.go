@@ -35,7 +35,7 @@ func progressTask(ctx SpecContext, env *ServerEnv) (id string, notes []*client.M
 	_, _ = env.A.Result(ctx, created.Task.TaskID)
 	env.Await(ctx, created.Task.TaskID)
 	terminalAt = time.Now()
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(env.scaled(200 * time.Millisecond))
 	for _, n := range env.A.Notifications() {
 		if n.Method != "notifications/progress" {
 			continue

@@ -34,7 +34,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 					pollErr <- err
 					return
 				}
-				time.Sleep(50 * time.Millisecond)
+				time.Sleep(env.scaled(50 * time.Millisecond))
 			}
 			pollErr <- nil
 		}()

@@ -125,7 +125,7 @@ var _ = describeServer("Streamable HTTP transport", "transport", func(env *Serve
 		env.Await(ctx, created.Task.TaskID)
 		_, err := env.A.Result(ctx, created.Task.TaskID)
 		Expect(err).NotTo(HaveOccurred())
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(env.scaled(100 * time.Millisecond))
 		for _, m := range env.Messages() {
 			if m.Stream == client.StreamGET {
 				Expect(m.IsResponse()).To(BeFalse(), "a response arrived on the GET stream: %s", truncateRaw(m.Raw))

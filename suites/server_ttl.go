@@ -168,7 +168,7 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 			if time.Now().After(deadline) {
 				env.failf("the task is still readable 2 s after its %s ttl elapsed", granted)
 			}
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(env.scaled(100 * time.Millisecond))
 		}
 	})
 })

@@ -343,8 +343,8 @@ var _ = describeServer("Wire format", "wire", func(env *ServerEnv) {
 			}
 			return n
 		}
-		for deadline := time.Now().Add(time.Second); withIDs() < 2 && time.Now().Before(deadline); {
-			time.Sleep(20 * time.Millisecond)
+		for deadline := time.Now().Add(env.scaled(time.Second)); withIDs() < 2 && time.Now().Before(deadline); {
+			time.Sleep(env.scaled(20 * time.Millisecond))
 		}
 		seen := map[string]string{}
 		for _, m := range env.Messages() {
