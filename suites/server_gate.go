@@ -162,16 +162,6 @@ func (env *ServerEnv) scaled(d time.Duration) time.Duration {
 	return d
 }
 
-// pause waits d, scaled, or until ctx ends.
-func (env *ServerEnv) pause(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(env.scaled(d))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}
-
 func orUnknown(id string) string {
 	if id == "" {
 		return "the spec's requirement"
