@@ -329,13 +329,20 @@ func resolveFeatures(cfg ServerConfig, p probed, overrides map[Feature]bool) Fea
 	default:
 		set(FeatureMultiInstance, false, SourceInferred, "only one server URL is configured (give --server twice to certify two instances sharing a store)")
 	}
+	authReason := func(fallback string) string {
+		if p.auth.Reason != "" {
+			return p.auth.Reason
+		}
+		return fallback
+	}
 	switch {
 	case p.auth.Contexts:
-		set(FeatureAuthorization, true, SourceInferred, p.auth.Reason)
+		set(FeatureAuthorization, true, SourceInferred, authReason("identities A and B are two authorization contexts"))
 	case p.auth.Anonymous:
-		set(FeatureAuthorization, false, SourceInferred, p.auth.Reason)
+		set(FeatureAuthorization, false, SourceInferred, authReason("the server serves requests without credentials"))
 	default:
-		s[FeatureAuthorization] = FeatureDecision{Feature: FeatureAuthorization, State: StateUnknown, Source: SourceInferred, Reason: p.auth.Reason}
+		s[FeatureAuthorization] = FeatureDecision{Feature: FeatureAuthorization, State: StateUnknown, Source: SourceInferred,
+			Reason: authReason("the harness could not tell whether the server has authorization")}
 	}
 	d := s[FeatureAuthorization]
 	d.notSupported = true // identity B is the operator's to configure
