@@ -145,12 +145,19 @@ func (a *Adapter) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "initialize":
-			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
-				a.state(ss) // known from now on, e.g. to its GET stream
-			}
 			res, err := next(ctx, method, req)
 			if err != nil {
 				return res, err
+			}
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+				// Known from now on, e.g. to its GET stream and polls.
+				st := a.state(ss)
+				user := ""
+				if e := req.GetExtra(); e != nil && e.TokenInfo != nil {
+					user = e.TokenInfo.UserID
+				}
+				st.user.Store(&user)
+				st.ready.Store(true)
 			}
 			return a.patch(res, a.core.PatchInitialize)
 		case "tools/list":

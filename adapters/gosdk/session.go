@@ -34,6 +34,10 @@ type sessionState struct {
 	// conn is the wrapped connection of a session served through
 	// Transport; it can carry notifications the SDK has no API for.
 	conn atomic.Pointer[conn]
+	// ready: the SDK answered initialize; user is the token's user id
+	// then (the SDK binds the session to it).
+	ready atomic.Bool
+	user  atomic.Pointer[string]
 
 	mu     sync.Mutex
 	owners map[tasks.Owner]*session
@@ -66,6 +70,17 @@ func (a *Adapter) state(ss *mcp.ServerSession) *sessionState {
 		a.forget(st)
 	}()
 	return st
+}
+
+// initialized reports whether the session completed initialize.
+func (st *sessionState) initialized() bool { return st.ready.Load() }
+
+// userID is the token user the session was initialized by ("" if none).
+func (st *sessionState) userID() string {
+	if u := st.user.Load(); u != nil {
+		return *u
+	}
+	return ""
 }
 
 // lookupID returns the state of the session with SDK session id id.

@@ -123,7 +123,9 @@ func Serve(ctx context.Context, o Options) error {
 // a token file is given.
 func (s *Server) HTTPHandler(tokenFile string) (http.Handler, error) {
 	var h http.Handler = s.Adapter.Handler(mcp.NewStreamableHTTPHandler(
-		func(*http.Request) *mcp.Server { return s.MCP }, &mcp.StreamableHTTPOptions{Logger: s.log}), 0)
+		func(*http.Request) *mcp.Server { return s.MCP }, &mcp.StreamableHTTPOptions{Logger: s.log}), nil)
+	// Browsers must not drive the server from another site's page.
+	h = http.NewCrossOriginProtection().Handler(h)
 	if tokenFile == "" {
 		return h, nil
 	}
