@@ -99,7 +99,7 @@ func New(engine *tasks.Engine, log *slog.Logger) (*Server, error) {
 		if err := sleep(ctx, in.MS); err != nil {
 			return nil, waited{}, err
 		}
-		return text(fmt.Sprintf("slept %d ms", in.MS)), waited{MS: in.MS}, nil
+		return text(fmt.Sprintf("slept %d ms", in.MS)), waited(in), nil
 	}
 	errs := []error{
 		gosdk.AddTool(a, &mcp.Tool{Name: toolWait, Description: "Waits ms milliseconds. May run as a task.",
