@@ -67,6 +67,17 @@ func newTestServer(t testing.TB, hopts *gosdk.HandlerOptions) *testServer {
 		}); err != nil {
 		t.Fatal(err)
 	}
+	if err := gosdk.AddTool(a, &mcp.Tool{Name: "ask"}, gosdk.TaskRequired,
+		func(ctx context.Context, c *gosdk.Call, _ struct{}) (*mcp.CallToolResult, any, error) {
+			ans, err := c.Task.RequireInput(ctx, tasks.InputRequest{Method: "elicitation/create",
+				Params: json.RawMessage(`{"mode":"form","message":"name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`)})
+			if err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "answer " + string(ans)}}}, nil, nil
+		}); err != nil {
+		t.Fatal(err)
+	}
 	mcp.AddTool(s, &mcp.Tool{Name: "plain"}, func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "plain"}}}, nil, nil
 	})

@@ -265,7 +265,14 @@ func (st *sessionState) elicit(ctx context.Context, id json.RawMessage, p *mcp.E
 // closed in between): the core treats the session as gone and back.
 func (st *sessionState) redeliver() {
 	st.listening.Store(false)
-	for _, s := range st.sessions() {
+	// Under st.mu, so that forget (which marks the session closed under it
+	// first) never sees a session re-added after it removed it.
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return // forget hands its requests on
+	}
+	for _, s := range st.owners {
 		st.a.core.RemoveSession(s)
 		st.a.core.AddSession(s)
 	}
