@@ -263,3 +263,39 @@ func TestConnectSendsStatusNotifications(t *testing.T) {
 		}
 	}
 }
+
+// TestPollsEndWithTheSession: once the client deletes its session, the
+// adapter no longer answers polls for it; the SDK refuses them.
+func TestPollsEndWithTheSession(t *testing.T) {
+	ts := newTestServer(t, nil)
+	c := connect(t, ts.url)
+	var cr createResult
+	if err := json.Unmarshal(mustResult(t, "tools/call", c.call(t, "tools/call", `{"name":"wait","arguments":{"ms":0},"task":{}}`)), &cr); err != nil {
+		t.Fatal(err)
+	}
+	get := `{"jsonrpc":"2.0","id":5,"method":"tasks/get","params":{"taskId":"` + cr.Task.TaskID + `"}}`
+	if resp, body := c.post(t, get); resp.StatusCode != http.StatusOK {
+		t.Fatalf("tasks/get before the delete: HTTP %d %s", resp.StatusCode, body)
+	}
+	req, err := http.NewRequest(http.MethodDelete, c.url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Mcp-Session-Id", c.session)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, body := c.post(t, get)
+		if resp.StatusCode == http.StatusNotFound {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tasks/get after the delete: HTTP %d %s, want 404", resp.StatusCode, body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
