@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcptasks/mcptasks/tasks"
@@ -141,7 +142,7 @@ func validator[In any](t *mcp.Tool) (func(json.RawMessage) error, error) {
 func (a *Adapter) runTool(ctx context.Context, tc *protocol.ToolCall) (json.RawMessage, error) {
 	pc, _ := ctx.Value(pendingKey{}).(*pendingCall)
 	if pc == nil {
-		return nil, &tasks.RPCError{Code: tasks.CodeInternalError, Message: "internal error: tool call without its SDK request"}
+		return nil, &tasks.RPCError{Code: jsonrpc.CodeInternalError, Message: "internal error: tool call without its SDK request"}
 	}
 	params := *pc.req.Params
 	params.Arguments = tc.Arguments
