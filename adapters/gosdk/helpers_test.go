@@ -98,7 +98,7 @@ type rpcClient struct {
 // connect initializes a session.
 func connect(t testing.TB, url string) *rpcClient {
 	t.Helper()
-	c := &rpcClient{url: url, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	c := &rpcClient{url: url, http: &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 	resp, body := c.post(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("initialize: HTTP %d: %s", resp.StatusCode, body)

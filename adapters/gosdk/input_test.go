@@ -126,3 +126,44 @@ func inputOnTheGETStream(t *testing.T, streamFirst bool) {
 		t.Errorf("tasks/result = %s, want the answer", res)
 	}
 }
+
+// TestElicitAnswerAgainstTheSchema: an accepted answer whose content does
+// not match the requested schema (the SDK checks it) ends the task's wait
+// with an error, so the task fails instead of asking again forever.
+func TestElicitAnswerAgainstTheSchema(t *testing.T) {
+	ts := newTestServer(t, nil)
+	c := connect(t, ts.url)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	stream := openStream(t, ctx, c)
+	var cr createResult
+	if err := json.Unmarshal(mustResult(t, "tools/call", c.call(t, "tools/call", `{"name":"ask","arguments":{},"task":{}}`)), &cr); err != nil {
+		t.Fatal(err)
+	}
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	for req.Method != "elicitation/create" {
+		select {
+		case msg, ok := <-stream:
+			if !ok {
+				t.Fatal("the GET stream ended without the input request")
+			}
+			_ = json.Unmarshal(msg, &req)
+		case <-ctx.Done():
+			t.Fatal("no input request on the GET stream")
+		}
+	}
+	// "name" must be a string.
+	c.post(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"action":"accept","content":{"name":5}}}`)
+	res := mustResult(t, "tasks/result", c.call(t, "tasks/result", `{"taskId":"`+cr.Task.TaskID+`"}`))
+	if !strings.Contains(string(res), "does not match the requested schema") {
+		t.Errorf("tasks/result = %s, want the task to have failed on the mismatching answer", res)
+	}
+	var st struct{ Status string }
+	_ = json.Unmarshal(mustResult(t, "tasks/get", c.call(t, "tasks/get", `{"taskId":"`+cr.Task.TaskID+`"}`)), &st)
+	if st.Status != "failed" {
+		t.Errorf("status = %q, want failed", st.Status)
+	}
+}

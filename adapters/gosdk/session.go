@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -220,6 +221,11 @@ func (st *sessionState) deliver(ctx context.Context, msg []byte, standalone bool
 	return errUndeliverable
 }
 
+// schemaMismatch is how the SDK's ServerSession.Elicit words an answer
+// whose content fails the requested schema (v1.8.0 has no error value for
+// it); TestElicitAnswerAgainstTheSchema notices a change of wording.
+const schemaMismatch = "does not match requested schema"
+
 // elicit asks the client through the SDK and routes the answer to the
 // core under the core's own request id.
 func (st *sessionState) elicit(ctx context.Context, id json.RawMessage, p *mcp.ElicitParams, standalone bool) {
@@ -236,6 +242,15 @@ func (st *sessionState) elicit(ctx context.Context, id json.RawMessage, p *mcp.E
 		// The tasks/result request that carried it ended: the core hands
 		// the request out again.
 		return
+	case strings.Contains(err.Error(), schemaMismatch):
+		// The client answered, but its content does not match the
+		// requested schema (the SDK checks it): the task gets an
+		// invalid-params error rather than being asked again and again.
+		b, merr := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the answer does not match the requested schema: " + err.Error()})
+		if merr != nil {
+			return
+		}
+		rpcErr = b
 	default:
 		var we *jsonrpc.Error
 		if !errors.As(err, &we) {
