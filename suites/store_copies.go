@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // Values the copy specs store and then try to reach through a record they
@@ -158,7 +159,7 @@ var _ = describeStore("Copies", "lifecycle", func(env *StoreEnv) {
 		env.Entry("Cancel", "MCPT-LIFE-003", func(ctx SpecContext, env *StoreEnv, id string) ([]tasks.Record, *tasks.Outcome) {
 			r, err := env.Store.Cancel(ctx, env.Owner, id, "stop")
 			Expect(err).NotTo(HaveOccurred())
-			o := tasks.CancelledOutcome("stop")
+			o := storekit.CancelledOutcome("stop")
 			return []tasks.Record{r}, &o
 		}),
 		env.Entry("Result of a completed task", "MCPT-LIFE-003", func(ctx SpecContext, env *StoreEnv, id string) ([]tasks.Record, *tasks.Outcome) {

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // vars builds a variables map from key/JSON pairs.
@@ -101,7 +102,7 @@ var _ = describeStore("Variables", "variables", func(env *StoreEnv) {
 		fit := `"` + strings.Repeat("z", env.Config.MaxVariablesBytes-8) + `"`
 		got, err := env.Store.SetVariables(ctx, env.Owner, r.ID, vars("k", fit))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(tasks.VariablesSize(got.Variables)).To(Equal(env.Config.MaxVariablesBytes))
+		Expect(storekit.VariablesSize(got.Variables)).To(Equal(env.Config.MaxVariablesBytes))
 	})
 
 	// sized returns a string value that makes {"<key>":<value>} exactly n
@@ -115,16 +116,16 @@ var _ = describeStore("Variables", "variables", func(env *StoreEnv) {
 			r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", Variables: first})
 			Expect(err).NotTo(HaveOccurred())
 			p := patch(env.Config.MaxVariablesBytes)
-			want, merr := tasks.MergeVariables(first, p, 0)
+			want, merr := storekit.MergeVariables(first, p, 0)
 			Expect(merr).NotTo(HaveOccurred(), "the spec's own patch")
 			got, err := env.Store.SetVariables(ctx, env.Owner, r.ID, p)
 			if fits {
-				Expect(err).NotTo(HaveOccurred(), "a merge of %d bytes, limit %d", tasks.VariablesSize(want), env.Config.MaxVariablesBytes)
+				Expect(err).NotTo(HaveOccurred(), "a merge of %d bytes, limit %d", storekit.VariablesSize(want), env.Config.MaxVariablesBytes)
 				expectVars(got.Variables, want)
 				expectVars(mustGet(ctx, env, env.Owner, r.ID).Variables, want)
 				return
 			}
-			expectCode(err, tasks.ErrVariablesTooLarge, fmt.Sprintf("a merge of %d bytes, limit %d", tasks.VariablesSize(want), env.Config.MaxVariablesBytes))
+			expectCode(err, tasks.ErrVariablesTooLarge, fmt.Sprintf("a merge of %d bytes, limit %d", storekit.VariablesSize(want), env.Config.MaxVariablesBytes))
 			after := mustGet(ctx, env, env.Owner, r.ID)
 			expectVars(after.Variables, first)
 			Expect(after.Version).To(Equal(r.Version), "a refused SetVariables changed the task")

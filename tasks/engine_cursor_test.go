@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // TestEngineListCursors pages through one owner's tasks on one engine,
@@ -50,7 +51,7 @@ func TestEngineListCursors(t *testing.T) {
 	if first.NextCursor == "" || len(first.Tasks) != 3 {
 		t.Fatalf("first page: %d tasks, cursor %q", len(first.Tasks), first.NextCursor)
 	}
-	if _, err := tasks.DecodeCursor(first.NextCursor); err == nil {
+	if _, err := storekit.DecodeCursor(first.NextCursor); err == nil {
 		t.Fatal("the engine handed out the store's plain cursor")
 	}
 	seen := map[string]bool{}
@@ -76,7 +77,7 @@ func TestEngineListCursors(t *testing.T) {
 		t.Fatalf("listed %d tasks, want %d", len(seen), len(want))
 	}
 
-	plain := tasks.CursorOf(first.Tasks[2]).Encode()
+	plain := storekit.CursorOf(first.Tasks[2]).Encode()
 	refusals := []struct {
 		name   string
 		e      *tasks.Engine

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // Opener returns a fresh, empty store honouring cfg; the test closes it.
@@ -310,7 +311,7 @@ func RandomOps(t *testing.T, open Opener, ops int, seed uint64) {
 				wantByID[r.ID] = r
 			}
 			for i, r := range gotIDs {
-				if i > 0 && !tasks.CursorOf(gotIDs[i-1]).After(r) {
+				if i > 0 && !storekit.CursorOf(gotIDs[i-1]).After(r) {
 					fail(step, "list", "position %d is out of (createdAt, id) order", i)
 				}
 				j, ok := byGot[r.ID]
