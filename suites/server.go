@@ -22,6 +22,7 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Fixture roles: the tools a server under test exposes so that every
@@ -675,9 +676,9 @@ func (env *ServerEnv) B(ctx context.Context) *client.Client {
 // every form elicitation with a value for each requested property.
 func answerElicitation(_ context.Context, req *client.Message) (any, error) {
 	switch req.Method {
-	case "ping":
+	case wire.MethodPing:
 		return struct{}{}, nil
-	case "elicitation/create":
+	case wire.MethodElicitationCreate:
 		return map[string]any{"action": "accept", "content": formAnswer(req.Params())}, nil
 	}
 	return nil, &client.RPCError{Code: -32601, Message: "the conformance harness does not handle " + req.Method}

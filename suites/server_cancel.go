@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *ServerEnv) {
@@ -15,7 +16,7 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 		env.RequireCancel()
 		created := env.Running(ctx, 5000)
 		t, err := env.A.CancelTask(ctx, created.Task.TaskID)
-		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
+		env.cancelOK(ctx, err, created.Task.TaskID, wire.MethodTasksCancel)
 		Expect(t.Status).To(Equal("cancelled"), "tasks/cancel result status")
 		got, err := env.A.GetTask(ctx, created.Task.TaskID)
 		if code, isRPC := rpcCode(err); isRPC && code == -32602 {
@@ -30,7 +31,7 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 		const ms = 300
 		created := env.Running(ctx, ms)
 		_, err := env.A.CancelTask(ctx, created.Task.TaskID)
-		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
+		env.cancelOK(ctx, err, created.Task.TaskID, wire.MethodTasksCancel)
 		time.Sleep(2 * ms * time.Millisecond)
 		got, err := env.A.GetTask(ctx, created.Task.TaskID)
 		if code, isRPC := rpcCode(err); isRPC && code == -32602 {
@@ -64,11 +65,11 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 	env.It("returns the cancelled task flat in the tasks/cancel result", "TASKS-WIRE-CANCEL-001", func(ctx SpecContext) {
 		env.RequireCancel()
 		created := env.Running(ctx, 5000)
-		raw, err := env.A.Call(ctx, "tasks/cancel", map[string]string{"taskId": created.Task.TaskID})
-		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
+		raw, err := env.A.Call(ctx, wire.MethodTasksCancel, map[string]string{"taskId": created.Task.TaskID})
+		env.cancelOK(ctx, err, created.Task.TaskID, wire.MethodTasksCancel)
 		obj := rawTaskMembers(raw, false)
 		Expect(obj).NotTo(HaveKey("task"), "tasks/cancel wraps the task")
-		expectTTLMember(obj, "tasks/cancel")
+		expectTTLMember(obj, wire.MethodTasksCancel)
 		env.expectAnswersConform("CancelTaskResult")
 	})
 
@@ -84,7 +85,7 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 			}
 			Expect(t.Status).To(Equal("cancelled"), "tasks/cancel answered with status %s", t.Status)
 		}
-		_, err := env.A.Call(ctx, "ping", nil)
+		_, err := env.A.Call(ctx, wire.MethodPing, nil)
 		Expect(err).NotTo(HaveOccurred(), "the server stopped answering after the races")
 	})
 

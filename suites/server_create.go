@@ -8,13 +8,14 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 	env.It("answers a task-augmented call with a CreateTaskResult", "TASKS-RESULT-001", func(ctx SpecContext) {
 		env.RequireTaskTools()
 		name := env.Fixture(env.TaskSleep())
-		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
+		raw, err := env.A.Call(ctx, wire.MethodToolsCall, client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
 		Expect(err).NotTo(HaveOccurred())
 		// The shape of the answer is judged under TASKS-WIRE-CREATE-001;
 		// here it only has to be a CreateTaskResult rather than, say, the
@@ -26,7 +27,7 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 	env.It("wraps the task in a task member instead of flattening it", "TASKS-WIRE-CREATE-001", func(ctx SpecContext) {
 		env.RequireTaskTools()
 		name := env.Fixture(env.TaskSleep())
-		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
+		raw, err := env.A.Call(ctx, wire.MethodToolsCall, client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
 		Expect(err).NotTo(HaveOccurred())
 		var top map[string]json.RawMessage
 		Expect(json.Unmarshal(raw, &top)).To(Succeed())
@@ -67,19 +68,19 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 		Expect(createdAt).To(BeTemporally("~", before, clockDrift),
 			"createdAt %s is more than %s away from the harness clock (%s) when the task was created", created.Task.CreatedAt, clockDrift, before.UTC().Format(time.RFC3339Nano))
 		final := env.Await(ctx, created.Task.TaskID)
-		env.taskTimes(final, "tasks/get")
+		env.taskTimes(final, wire.MethodTasksGet)
 		if env.Caps.List {
 			all, err := env.A.ListAllTasks(ctx, 100)
 			Expect(err).NotTo(HaveOccurred())
 			for i := range all {
-				env.taskTimes(&all[i], "tasks/list")
+				env.taskTimes(&all[i], wire.MethodTasksList)
 			}
 		}
 		if env.Caps.Cancel {
 			slow := env.Running(ctx, 5000)
 			t, err := env.A.CancelTask(ctx, slow.Task.TaskID)
-			env.cancelOK(ctx, err, slow.Task.TaskID, "tasks/cancel")
-			env.taskTimes(t, "tasks/cancel")
+			env.cancelOK(ctx, err, slow.Task.TaskID, wire.MethodTasksCancel)
+			env.taskTimes(t, wire.MethodTasksCancel)
 		}
 	})
 
@@ -88,7 +89,7 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 		name := env.Fixture(env.TaskSleep())
 		params := client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0})}.Params()
 		params["task"] = map[string]any{"taskId": "client-chosen-id"}
-		raw, err := env.A.Call(ctx, "tools/call", params)
+		raw, err := env.A.Call(ctx, wire.MethodToolsCall, params)
 		Expect(err).NotTo(HaveOccurred())
 		var res client.CreateTaskResult
 		Expect(json.Unmarshal(raw, &res)).To(Succeed())
@@ -108,7 +109,7 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 	env.It("uses JSON strings for task ids", "TASKS-ID-001", func(ctx SpecContext) {
 		env.RequireTaskTools()
 		name := env.Fixture(env.TaskSleep())
-		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
+		raw, err := env.A.Call(ctx, wire.MethodToolsCall, client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
 		Expect(err).NotTo(HaveOccurred())
 		id := rawTaskMembers(raw, true)["taskId"]
 		Expect(string(id)).To(HavePrefix(`"`), "taskId %s is not a JSON string", id)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Fixture returns the server's tool for role, after checking it is listed
@@ -151,7 +152,7 @@ func (env *ServerEnv) Running(ctx context.Context, ms int) *client.CreateTaskRes
 	created := env.Sleep(ctx, ms)
 	t, err := env.A.GetTask(ctx, created.Task.TaskID)
 	checkCall(err, "tasks/get %s", created.Task.TaskID)
-	env.checkTask(t, "tasks/get")
+	env.checkTask(t, wire.MethodTasksGet)
 	if t.Terminal() {
 		NotSupported("the server ended a %d ms task on its own right after creating it (status %s, %q); this spec needs a task that keeps running",
 			ms, t.Status, t.StatusMessage)
@@ -200,7 +201,7 @@ func (env *ServerEnv) AwaitOn(ctx context.Context, c *client.Client, id string, 
 	wctx, cancel := context.WithTimeout(ctx, env.Config.TaskTimeout)
 	defer cancel()
 	t, err := c.WaitTerminal(wctx, id, 10*time.Millisecond, env.Config.MaxPoll, func(t *client.Task) {
-		env.checkTask(t, "tasks/get")
+		env.checkTask(t, wire.MethodTasksGet)
 		if seen != nil {
 			seen(t)
 		}
@@ -241,7 +242,7 @@ func (env *ServerEnv) PollUntil(ctx context.Context, c *client.Client, id string
 	for {
 		t, err := c.GetTask(ctx, id)
 		checkCall(err, "tasks/get %s", id)
-		env.checkTask(t, "tasks/get")
+		env.checkTask(t, wire.MethodTasksGet)
 		if cond(t) || t.Terminal() || time.Now().After(deadline) {
 			return t
 		}
@@ -278,10 +279,10 @@ func checkCall(err error, format string, args ...any) {
 // malformedJudge names, per method, the requirement under which an answer
 // the client cannot even decode is judged.
 var malformedJudge = map[string]string{
-	"tools/call":   "TASKS-WIRE-CREATE-001",
-	"tasks/get":    "TASKS-WIRE-GET-001",
-	"tasks/cancel": "TASKS-WIRE-CANCEL-001",
-	"tasks/list":   "TASKS-WIRE-LIST-001",
+	wire.MethodToolsCall:   "TASKS-WIRE-CREATE-001",
+	wire.MethodTasksGet:    "TASKS-WIRE-GET-001",
+	wire.MethodTasksCancel: "TASKS-WIRE-CANCEL-001",
+	wire.MethodTasksList:   "TASKS-WIRE-LIST-001",
 }
 
 // judgedUnder fails the running spec if it judges reqID, and otherwise

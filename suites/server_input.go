@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // inputRun is what happened while running the input fixture as a task.
@@ -45,7 +46,7 @@ func runInput(ctx SpecContext, env *ServerEnv) *inputRun {
 	seen := make(chan struct{})
 	markSeen := func() { seenOnce.Do(func() { close(seen) }) }
 	handler := func(hctx context.Context, req *client.Message) (any, error) {
-		if req.Method == "elicitation/create" {
+		if req.Method == wire.MethodElicitationCreate {
 			mu.Lock()
 			run.elicitations = append(run.elicitations, req)
 			mu.Unlock()

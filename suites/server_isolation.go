@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 var _ = describeServer("Isolation between identities", "isolation", func(env *ServerEnv) {
@@ -136,7 +137,7 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 			leaked []string
 		)
 		b := env.Connect(ctx, env.Config.URLs[0], env.Config.HeadersB, client.WithObserver(func(m *client.Message) {
-			if m.Direction == client.Received && m.Method == "elicitation/create" {
+			if m.Direction == client.Received && m.Method == wire.MethodElicitationCreate {
 				mu.Lock()
 				leaked = append(leaked, string(m.Raw))
 				mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // listTasksCount is how many tasks the pagination specs create: enough to
@@ -86,7 +87,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 			checkCall(err, "tasks/get %s", id)
 		}
 		all, err := env.A.ListAllTasks(ctx, 1000)
-		checkCall(err, "tasks/list")
+		checkCall(err, wire.MethodTasksList)
 		listed := map[string]bool{}
 		for _, t := range all {
 			listed[t.TaskID] = true
@@ -136,7 +137,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 		}
 		createMany(ctx, listTasksCount)
 		first, err := env.A.ListTasks(ctx, "")
-		checkCall(err, "tasks/list")
+		checkCall(err, wire.MethodTasksList)
 		tried := map[string]string{}
 		for _, c := range foreign {
 			tried[c] = "a cursor issued to identity B"
@@ -162,7 +163,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 	env.It("returns the tasks array of Task objects", "TASKS-WIRE-LIST-001", func(ctx SpecContext) {
 		env.RequireList()
 		env.Sleep(ctx, 0)
-		raw, err := env.A.Call(ctx, "tasks/list", nil)
+		raw, err := env.A.Call(ctx, wire.MethodTasksList, nil)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(raw).To(ConformTo("ListTasksResult"))
 		var res struct {
@@ -176,9 +177,9 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 	env.It("accepts tasks/list without params and with empty params alike", "TASKS-WIRE-LISTREQ-001", func(ctx SpecContext) {
 		env.RequireList()
 		env.Sleep(ctx, 0)
-		a, err := env.A.Call(ctx, "tasks/list", nil)
+		a, err := env.A.Call(ctx, wire.MethodTasksList, nil)
 		Expect(err).NotTo(HaveOccurred(), "tasks/list without params")
-		b, err := env.A.Call(ctx, "tasks/list", map[string]any{})
+		b, err := env.A.Call(ctx, wire.MethodTasksList, map[string]any{})
 		Expect(err).NotTo(HaveOccurred(), "tasks/list with {}")
 		ids := func(raw json.RawMessage) []string {
 			var res client.ListTasksResult

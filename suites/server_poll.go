@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // answerTimeout bounds calls that must be answered at once (not blocking
@@ -27,7 +28,7 @@ const clockDrift = 30 * time.Second
 var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 	env.It("returns the task flat in the tasks/get result", "TASKS-WIRE-GET-001", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 0)
-		raw, err := env.A.Call(ctx, "tasks/get", map[string]string{"taskId": created.Task.TaskID})
+		raw, err := env.A.Call(ctx, wire.MethodTasksGet, map[string]string{"taskId": created.Task.TaskID})
 		Expect(err).NotTo(HaveOccurred())
 		obj := rawTaskMembers(raw, false)
 		Expect(obj).NotTo(HaveKey("task"), "tasks/get wraps the task")
@@ -39,9 +40,9 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 	env.It("includes the ttl in force, or null, in every tasks/get result", "TASKS-TTL-004", func(ctx SpecContext) {
 		for _, ttl := range []*int64{nil, ptr(int64(60000))} {
 			created := env.CreateOn(ctx, env.A, env.TaskSleep(), map[string]any{"ms": 0}, ttl)
-			raw, err := env.A.Call(ctx, "tasks/get", map[string]string{"taskId": created.Task.TaskID})
+			raw, err := env.A.Call(ctx, wire.MethodTasksGet, map[string]string{"taskId": created.Task.TaskID})
 			Expect(err).NotTo(HaveOccurred())
-			expectTTLMember(rawTaskMembers(raw, false), "tasks/get")
+			expectTTLMember(rawTaskMembers(raw, false), wire.MethodTasksGet)
 		}
 	})
 
@@ -49,7 +50,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		created := env.Sleep(ctx, 300)
 		var last time.Time
 		env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *client.Task) {
-			_, updated := env.taskTimes(t, "tasks/get")
+			_, updated := env.taskTimes(t, wire.MethodTasksGet)
 			Expect(updated.Before(last)).To(BeFalse(), "lastUpdatedAt went back from %s to %s", last.Format(time.RFC3339Nano), t.LastUpdatedAt)
 			last = updated
 		})
@@ -72,10 +73,10 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		if final.Status != "completed" {
 			NotSupported("the %d ms task ended %s (%q) on its own; this spec needs it to complete", ms, final.Status, final.StatusMessage)
 		}
-		_, finalUpdated := env.taskTimes(final, "tasks/get")
+		_, finalUpdated := env.taskTimes(final, wire.MethodTasksGet)
 		ref := createdAt
 		if working != nil {
-			_, ref = env.taskTimes(working, "tasks/get")
+			_, ref = env.taskTimes(working, wire.MethodTasksGet)
 		}
 		Expect(finalUpdated.After(ref)).To(BeTrue(),
 			"the task went from working to completed but lastUpdatedAt stayed at %s (createdAt %s)", final.LastUpdatedAt, final.CreatedAt)
@@ -120,7 +121,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 
 	env.It("suggests pollInterval, when it does, as a non-negative integer", "TASKS-TTL-006", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 0)
-		raw, err := env.A.Call(ctx, "tasks/get", map[string]string{"taskId": created.Task.TaskID})
+		raw, err := env.A.Call(ctx, wire.MethodTasksGet, map[string]string{"taskId": created.Task.TaskID})
 		Expect(err).NotTo(HaveOccurred())
 		obj := rawTaskMembers(raw, false)
 		if pi, ok := obj["pollInterval"]; ok {
@@ -132,18 +133,18 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 
 	env.It("leaves related-task metadata out of tasks/get, tasks/list and tasks/cancel results", "TASKS-META-006", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 0)
-		raw, err := env.A.Call(ctx, "tasks/get", map[string]string{"taskId": created.Task.TaskID})
+		raw, err := env.A.Call(ctx, wire.MethodTasksGet, map[string]string{"taskId": created.Task.TaskID})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(hasRelatedTask(raw)).To(BeFalse(), "tasks/get result carries related-task metadata")
 		if env.Caps.List {
-			raw, err := env.A.Call(ctx, "tasks/list", nil)
+			raw, err := env.A.Call(ctx, wire.MethodTasksList, nil)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(hasRelatedTask(raw)).To(BeFalse(), "tasks/list result carries related-task metadata")
 		}
 		if env.Caps.Cancel {
 			slow := env.Running(ctx, 5000)
-			raw, err := env.A.Call(ctx, "tasks/cancel", map[string]string{"taskId": slow.Task.TaskID})
-			env.cancelOK(ctx, err, slow.Task.TaskID, "tasks/cancel")
+			raw, err := env.A.Call(ctx, wire.MethodTasksCancel, map[string]string{"taskId": slow.Task.TaskID})
+			env.cancelOK(ctx, err, slow.Task.TaskID, wire.MethodTasksCancel)
 			Expect(hasRelatedTask(raw)).To(BeFalse(), "tasks/cancel result carries related-task metadata")
 		}
 	})
@@ -152,9 +153,9 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		created := env.Sleep(ctx, 0)
 		cctx, cancel := context.WithTimeout(ctx, answerTimeout)
 		defer cancel()
-		raw, err := env.A.Call(cctx, "tasks/get", map[string]any{
+		raw, err := env.A.Call(cctx, wire.MethodTasksGet, map[string]any{
 			"taskId": created.Task.TaskID,
-			"_meta":  map[string]any{client.RelatedTaskKey: map[string]string{"taskId": "mcptasks-no-such-task"}},
+			"_meta":  map[string]any{wire.MetaRelatedTask: map[string]string{"taskId": "mcptasks-no-such-task"}},
 		})
 		Expect(err).NotTo(HaveOccurred(), "tasks/get with misleading related-task metadata")
 		var t client.Task
@@ -165,9 +166,9 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		other := env.Sleep(ctx, 0)
 		octx, ocancel := context.WithTimeout(ctx, answerTimeout)
 		defer ocancel()
-		_, err = env.A.Call(octx, "tasks/get", map[string]any{
+		_, err = env.A.Call(octx, wire.MethodTasksGet, map[string]any{
 			"taskId": created.Task.TaskID,
-			"_meta":  map[string]any{client.RelatedTaskKey: map[string]string{"taskId": other.Task.TaskID}},
+			"_meta":  map[string]any{wire.MetaRelatedTask: map[string]string{"taskId": other.Task.TaskID}},
 		})
 		checkCall(err, "tasks/get with related-task metadata naming another task was not answered on its own stream (waited at most %s): "+
 			"the metadata decided where the answer went instead of being ignored", answerTimeout)
@@ -178,9 +179,9 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		b := env.Sleep(ctx, 0)
 		cctx, cancel := context.WithTimeout(ctx, answerTimeout)
 		defer cancel()
-		raw, err := env.A.Call(cctx, "tasks/get", map[string]any{
+		raw, err := env.A.Call(cctx, wire.MethodTasksGet, map[string]any{
 			"taskId": a.Task.TaskID,
-			"_meta":  map[string]any{client.RelatedTaskKey: map[string]string{"taskId": b.Task.TaskID}},
+			"_meta":  map[string]any{wire.MetaRelatedTask: map[string]string{"taskId": b.Task.TaskID}},
 		})
 		var rpc *client.RPCError
 		if err != nil && !errors.As(err, &rpc) && !connectionLost(err) {
@@ -208,7 +209,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 				checkCall(err, "tasks/get %s", want.Task.TaskID)
 				Expect(got.TaskID).To(Equal(want.Task.TaskID), "tasks/get for %s answered with the task %s", want.Task.TaskID, got.TaskID)
 				wantAt, _ := env.taskTimes(&want.Task, "CreateTaskResult")
-				gotAt, _ := env.taskTimes(got, "tasks/get")
+				gotAt, _ := env.taskTimes(got, wire.MethodTasksGet)
 				// Timestamps without fractions of a second can only be
 				// compared to the second.
 				tol := 5 * time.Millisecond
@@ -223,7 +224,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 
 	env.It("answers tasks/get with a JSON body rather than an event stream", "TASKS-INPUT-002", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 0)
-		m, err := env.A.CallMessage(ctx, "tasks/get", map[string]string{"taskId": created.Task.TaskID})
+		m, err := env.A.CallMessage(ctx, wire.MethodTasksGet, map[string]string{"taskId": created.Task.TaskID})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(strings.HasPrefix(m.ContentType, "application/json")).To(BeTrue(), "tasks/get answered with Content-Type %q", m.ContentType)
 	})

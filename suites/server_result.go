@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 var _ = describeServer("Result retrieval with tasks/result", "result", func(env *ServerEnv) {
@@ -41,7 +42,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		_, err := env.A.Result(ctx, id) // the payload's shape is TASKS-WIRE-CALLRESULT-001's rule
 		done.Store(true)
 		elapsed := time.Since(start)
-		Expect(err).NotTo(HaveOccurred(), "tasks/result")
+		Expect(err).NotTo(HaveOccurred(), wire.MethodTasksResult)
 		Expect(<-pollErr).NotTo(HaveOccurred(), "tasks/get while tasks/result was pending")
 		t, err := env.A.GetTask(ctx, id)
 		Expect(err).NotTo(HaveOccurred())
@@ -60,7 +61,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		payload, err := env.A.Result(ctx, created.Task.TaskID)
 		Expect(err).NotTo(HaveOccurred())
 		id, ok := client.RelatedTaskID(payload)
-		Expect(ok).To(BeTrue(), "tasks/result payload has no _meta[%q]: %s", client.RelatedTaskKey, payload)
+		Expect(ok).To(BeTrue(), "tasks/result payload has no _meta[%q]: %s", wire.MetaRelatedTask, payload)
 		Expect(id).To(Equal(created.Task.TaskID))
 		Expect(relatedTaskValue(payload)).To(ConformTo("RelatedTaskMetadata"))
 	})
@@ -74,7 +75,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		created := env.CreateOn(ctx, env.A, FixtureSleep, map[string]any{"ms": 10}, nil)
 		env.AwaitCompleted(ctx, env.A, created.Task.TaskID)
 		payload, err := env.A.Result(ctx, created.Task.TaskID)
-		Expect(err).NotTo(HaveOccurred(), "tasks/result")
+		Expect(err).NotTo(HaveOccurred(), wire.MethodTasksResult)
 		Expect(withoutMeta(payload)).To(MatchJSON(withoutMeta(plain)), "tasks/result differs from the plain call's result (ignoring _meta)")
 	})
 
@@ -168,7 +169,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		env.RequireCancel()
 		created := env.Running(ctx, 5000)
 		_, err := env.A.CancelTask(ctx, created.Task.TaskID)
-		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
+		env.cancelOK(ctx, err, created.Task.TaskID, wire.MethodTasksCancel)
 		rctx, cancel := context.WithTimeout(ctx, env.Config.TaskTimeout)
 		defer cancel()
 		payload, err := env.A.Result(rctx, created.Task.TaskID)
@@ -261,5 +262,5 @@ func relatedTaskValue(obj json.RawMessage) json.RawMessage {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	_ = json.Unmarshal(obj, &v)
-	return v.Meta[client.RelatedTaskKey]
+	return v.Meta[wire.MetaRelatedTask]
 }

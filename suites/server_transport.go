@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // httpStatus returns the HTTP status of a *client.HTTPError, or 0.
@@ -25,15 +26,15 @@ func httpStatus(err error) int {
 
 var _ = describeServer("Streamable HTTP transport", "transport", func(env *ServerEnv) {
 	env.It("refuses a request whose Origin header is not acceptable with HTTP 403", "TASKS-XPORT-004", func(ctx SpecContext) {
-		_, err := env.A.Call(ctx, "ping", nil, client.WithCallHeader("Origin", "http://evil.invalid"))
+		_, err := env.A.Call(ctx, wire.MethodPing, nil, client.WithCallHeader("Origin", "http://evil.invalid"))
 		Expect(httpStatus(err)).To(Equal(http.StatusForbidden), "a request from Origin http://evil.invalid got %s", outcome(err))
 	})
 
 	env.It("rejects task requests sent before initialize", "TASKS-INIT-001", func(ctx SpecContext) {
 		fresh := env.NewClient(env.Config.URLs[0], env.Config.Headers)
-		for _, m := range []string{"tasks/get", "tasks/list"} {
+		for _, m := range []string{wire.MethodTasksGet, wire.MethodTasksList} {
 			params := map[string]any{}
-			if m == "tasks/get" {
+			if m == wire.MethodTasksGet {
 				params["taskId"] = "00000000-0000-4000-8000-000000000000"
 			}
 			raw, err := fresh.Call(ctx, m, params)
@@ -49,7 +50,7 @@ var _ = describeServer("Streamable HTTP transport", "transport", func(env *Serve
 		if env.A.SessionID() == "" {
 			NotApplicable("the server assigns no Mcp-Session-Id")
 		}
-		_, err := env.A.Call(ctx, "ping", nil, client.WithCallHeader(client.HeaderSessionID, ""))
+		_, err := env.A.Call(ctx, wire.MethodPing, nil, client.WithCallHeader(client.HeaderSessionID, ""))
 		Expect(httpStatus(err)).To(Equal(http.StatusBadRequest), "a request without Mcp-Session-Id got %s", outcome(err))
 	})
 
@@ -64,7 +65,7 @@ var _ = describeServer("Streamable HTTP transport", "transport", func(env *Serve
 			NotApplicable("the server does not let clients end sessions (DELETE answered 405)")
 		}
 		Expect(status).To(BeNumerically("~", 200, 99), "DELETE of the session answered %d", status)
-		_, err = c.Call(ctx, "ping", nil)
+		_, err = c.Call(ctx, wire.MethodPing, nil)
 		Expect(httpStatus(err)).To(Equal(http.StatusNotFound), "a request on the ended session got %s", outcome(err))
 	})
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/storekit"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Values the copy specs store and then try to reach through a record they
@@ -106,7 +107,7 @@ var _ = describeStore("Copies", "lifecycle", func(env *StoreEnv) {
 	create := func(ctx SpecContext) tasks.Record {
 		GinkgoHelper()
 		ttl := copyTTL
-		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", TTL: &ttl, Variables: copyVars()})
+		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, TTL: &ttl, Variables: copyVars()})
 		Expect(err).NotTo(HaveOccurred(), "Create")
 		return r
 	}
@@ -187,7 +188,7 @@ var _ = describeStore("Copies", "lifecycle", func(env *StoreEnv) {
 	env.It("keeps its own copy of the variables and ttl a task is created with", "MCPT-LIFE-007", func(ctx SpecContext) {
 		ttl := copyTTL
 		in := copyVars()
-		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", TTL: &ttl, Variables: in})
+		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, TTL: &ttl, Variables: in})
 		Expect(err).NotTo(HaveOccurred())
 		for _, v := range in {
 			scribbleBytes(v)

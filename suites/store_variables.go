@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/storekit"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // vars builds a variables map from key/JSON pairs.
@@ -38,7 +39,7 @@ var _ = describeStore("Variables", "variables", func(env *StoreEnv) {
 	})
 
 	env.It("adds new keys and replaces existing ones, keeping the rest", "MCPT-VAR-001", func(ctx SpecContext) {
-		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call",
+		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall,
 			Variables: vars("server.a", `1`, "server.b", `"two"`)})
 		Expect(err).NotTo(HaveOccurred())
 		expectVars(r.Variables, vars("server.a", `1`, "server.b", `"two"`))
@@ -91,7 +92,7 @@ var _ = describeStore("Variables", "variables", func(env *StoreEnv) {
 
 	env.It("refuses a new task whose variables are over the limit", "MCPT-VAR-003", func(ctx SpecContext) {
 		big := `"` + strings.Repeat("y", env.Config.MaxVariablesBytes) + `"`
-		_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", Variables: vars("server.a", big)})
+		_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, Variables: vars("server.a", big)})
 		expectCode(err, tasks.ErrVariablesTooLarge, "Create over the limit")
 		Expect(listAll(ctx, env, env.Owner, 10)).To(BeEmpty())
 	})
@@ -113,7 +114,7 @@ var _ = describeStore("Variables", "variables", func(env *StoreEnv) {
 
 	DescribeTable("measures the merged variables against the limit, to the byte",
 		func(ctx SpecContext, first map[string]json.RawMessage, patch func(limit int) map[string]json.RawMessage, fits bool) {
-			r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", Variables: first})
+			r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, Variables: first})
 			Expect(err).NotTo(HaveOccurred())
 			p := patch(env.Config.MaxVariablesBytes)
 			want, merr := storekit.MergeVariables(first, p, 0)
@@ -150,7 +151,7 @@ var _ = describeStore("Variables", "variables", func(env *StoreEnv) {
 	DescribeTable("measures a new task's variables against the limit, to the byte",
 		func(ctx SpecContext, extra int, fits bool) {
 			v := vars("k", sized("k", env.Config.MaxVariablesBytes+extra))
-			r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", Variables: v})
+			r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, Variables: v})
 			if fits {
 				Expect(err).NotTo(HaveOccurred())
 				expectVars(r.Variables, v)

@@ -8,7 +8,9 @@ import (
 
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
 	"github.com/mcptasks/mcptasks/tasks/storekit"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // TestEngineListCursors pages through one owner's tasks on one engine,
@@ -92,7 +94,7 @@ func TestEngineListCursors(t *testing.T) {
 	}
 	for _, tt := range refusals {
 		_, err := tt.e.List(ctx, tt.owner, tasks.ListOptions{Cursor: tt.cursor})
-		if !errors.Is(err, tasks.ErrInvalidCursor) || tasks.RPCCode(err) != tasks.CodeInvalidParams {
+		if !errors.Is(err, tasks.ErrInvalidCursor) || protocol.RPCCode(err) != wire.CodeInvalidParams {
 			t.Errorf("%s: err = %v, want ErrInvalidCursor (-32602)", tt.name, err)
 		}
 	}

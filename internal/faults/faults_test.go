@@ -15,6 +15,7 @@ import (
 	"github.com/mcptasks/mcptasks/stores/storeurl"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // The outage scenario: outageTasks tasks that each run taskMillis are
@@ -275,7 +276,7 @@ func TestSQLiteKilled(t *testing.T) {
 		switch {
 		case !errors.As(err, &rpc):
 			t.Errorf("task %d: tasks/result: %v, want the JSON-RPC error outcome", i+1, err)
-		case rpc.Code != tasks.CodeInternalError || !strings.Contains(rpc.Message, "stopped before it finished"):
+		case rpc.Code != wire.CodeInternalError || !strings.Contains(rpc.Message, "stopped before it finished"):
 			t.Errorf("task %d: tasks/result error %d %q", i+1, rpc.Code, rpc.Message)
 		case time.Since(start) > 2*time.Second:
 			t.Errorf("task %d: tasks/result took %s", i+1, time.Since(start))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // testCursorsAcrossInstances pages through alice's tasks starting on A and
@@ -54,7 +55,7 @@ func testCursorsAcrossInstances(t *testing.T, spec string) {
 		c    *client.Client
 	}{{"bob on B", bob}, {"alice on C (another cursor key)", cc}} {
 		_, err := tt.c.ListTasks(ctx, first.NextCursor)
-		if code, _ := client.ErrorCode(err); code != tasks.CodeInvalidParams {
+		if code, _ := client.ErrorCode(err); code != wire.CodeInvalidParams {
 			t.Errorf("%s with alice's cursor from A: %v, want -32602", tt.name, err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 func TestPostgres(t *testing.T) { runMultiInstance(t, postgresSpec(t)) }
@@ -76,7 +77,7 @@ func testCrossInstance(t *testing.T, spec string) {
 	// Another requestor on B sees nothing of it.
 	if _, err := bob.GetTask(ctx, id); err == nil {
 		t.Errorf("another requestor read alice's task on B")
-	} else if code, _ := client.ErrorCode(err); code != tasks.CodeInvalidParams {
+	} else if code, _ := client.ErrorCode(err); code != wire.CodeInvalidParams {
 		t.Errorf("another requestor's tasks/get on B: %v, want -32602", err)
 	}
 
@@ -152,8 +153,8 @@ func testCrossInstance(t *testing.T, spec string) {
 	}
 	select {
 	case err := <-waitA:
-		if code, ok := client.ErrorCode(err); !ok || code != tasks.CodeRequestCancelled {
-			t.Errorf("tasks/result on A after cancel on B: %v, want JSON-RPC error %d", err, tasks.CodeRequestCancelled)
+		if code, ok := client.ErrorCode(err); !ok || code != wire.CodeRequestCancelled {
+			t.Errorf("tasks/result on A after cancel on B: %v, want JSON-RPC error %d", err, wire.CodeRequestCancelled)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("tasks/result on A did not end within 30 s of the cancel on B")
@@ -191,8 +192,8 @@ func testKilledWorker(t *testing.T, spec string) {
 	killed := time.Now()
 	_, err = cb.Result(ctx, id)
 	ended := time.Now()
-	if code, ok := client.ErrorCode(err); !ok || code != tasks.CodeInternalError {
-		t.Errorf("tasks/result on B of the lost task: %v, want JSON-RPC error %d", err, tasks.CodeInternalError)
+	if code, ok := client.ErrorCode(err); !ok || code != wire.CodeInternalError {
+		t.Errorf("tasks/result on B of the lost task: %v, want JSON-RPC error %d", err, wire.CodeInternalError)
 	}
 	lost, err := cb.GetTask(ctx, id)
 	if err != nil {
@@ -238,14 +239,14 @@ func TestPostgresOutage(t *testing.T) {
 
 	cluster.Crash(t)
 	_, err = ca.GetTask(ctx, id)
-	if code, ok := client.ErrorCode(err); !ok || code != tasks.CodeInternalError {
+	if code, ok := client.ErrorCode(err); !ok || code != wire.CodeInternalError {
 		t.Errorf("tasks/get with PostgreSQL down: %v, want JSON-RPC error -32603", err)
 	} else {
 		t.Logf("tasks/get with PostgreSQL down: %v", err)
 	}
 	if _, err := ca.CallToolAsTask(ctx, "fixture_sleep", map[string]any{"ms": 0}, nil); err == nil {
 		t.Error("creating a task with PostgreSQL down succeeded")
-	} else if code, _ := client.ErrorCode(err); code != tasks.CodeInternalError {
+	} else if code, _ := client.ErrorCode(err); code != wire.CodeInternalError {
 		t.Errorf("tools/call as a task with PostgreSQL down: %v, want -32603", err)
 	}
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // MalformedError is a result the client could not read as the type its
@@ -23,9 +25,6 @@ func (e *MalformedError) Error() string {
 
 // Unwrap returns the decoding problem.
 func (e *MalformedError) Unwrap() error { return e.Err }
-
-// RelatedTaskKey is the _meta key that ties a message to a task.
-const RelatedTaskKey = "io.modelcontextprotocol/related-task"
 
 // Task is the task state a server reports, decoded leniently. Timestamps
 // stay strings so callers can judge their format themselves.
@@ -81,7 +80,7 @@ func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
 		if cursor != "" {
 			params = map[string]string{"cursor": cursor}
 		}
-		raw, err := c.Call(ctx, "tools/list", params)
+		raw, err := c.Call(ctx, wire.MethodToolsList, params)
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +135,7 @@ func (tc ToolCall) Params() map[string]any {
 // CallTool calls a tool without task augmentation and returns the raw
 // CallToolResult.
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (json.RawMessage, error) {
-	return c.Call(ctx, "tools/call", ToolCall{Name: name, Arguments: args}.Params(), opts...)
+	return c.Call(ctx, wire.MethodToolsCall, ToolCall{Name: name, Arguments: args}.Params(), opts...)
 }
 
 // CreateTaskResult is the reply to a task-augmented request.
@@ -157,28 +156,28 @@ func (c *Client) CreateTask(ctx context.Context, tc ToolCall, opts ...CallOption
 	if tc.Task == nil {
 		tc.Task = &TaskParams{}
 	}
-	raw, err := c.Call(ctx, "tools/call", tc.Params(), opts...)
+	raw, err := c.Call(ctx, wire.MethodToolsCall, tc.Params(), opts...)
 	if err != nil {
 		return nil, err
 	}
 	var res CreateTaskResult
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, &MalformedError{Method: "tools/call", Raw: raw, Err: fmt.Errorf("decode CreateTaskResult: %w", err)}
+		return nil, &MalformedError{Method: wire.MethodToolsCall, Raw: raw, Err: fmt.Errorf("decode CreateTaskResult: %w", err)}
 	}
 	if res.Task.TaskID == "" {
-		return nil, &MalformedError{Method: "tools/call", Raw: raw, Err: errors.New("the reply has no task.taskId")}
+		return nil, &MalformedError{Method: wire.MethodToolsCall, Raw: raw, Err: errors.New("the reply has no task.taskId")}
 	}
 	return &res, nil
 }
 
 // GetTask sends tasks/get.
 func (c *Client) GetTask(ctx context.Context, taskID string, opts ...CallOption) (*Task, error) {
-	return c.taskCall(ctx, "tasks/get", taskID, opts...)
+	return c.taskCall(ctx, wire.MethodTasksGet, taskID, opts...)
 }
 
 // CancelTask sends tasks/cancel.
 func (c *Client) CancelTask(ctx context.Context, taskID string, opts ...CallOption) (*Task, error) {
-	return c.taskCall(ctx, "tasks/cancel", taskID, opts...)
+	return c.taskCall(ctx, wire.MethodTasksCancel, taskID, opts...)
 }
 
 func (c *Client) taskCall(ctx context.Context, method, taskID string, opts ...CallOption) (*Task, error) {
@@ -198,7 +197,7 @@ func (c *Client) taskCall(ctx context.Context, method, taskID string, opts ...Ca
 // (elicitation/create) go to the RequestHandler and are answered; a JSON-RPC
 // error outcome comes back as *RPCError.
 func (c *Client) Result(ctx context.Context, taskID string, opts ...CallOption) (json.RawMessage, error) {
-	return c.Call(ctx, "tasks/result", map[string]string{"taskId": taskID}, opts...)
+	return c.Call(ctx, wire.MethodTasksResult, map[string]string{"taskId": taskID}, opts...)
 }
 
 // ListTasksResult is one page of tasks/list.
@@ -213,13 +212,13 @@ func (c *Client) ListTasks(ctx context.Context, cursor string) (*ListTasksResult
 	if cursor != "" {
 		params = map[string]string{"cursor": cursor}
 	}
-	raw, err := c.Call(ctx, "tasks/list", params)
+	raw, err := c.Call(ctx, wire.MethodTasksList, params)
 	if err != nil {
 		return nil, err
 	}
 	var res ListTasksResult
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, &MalformedError{Method: "tasks/list", Raw: raw, Err: fmt.Errorf("decode: %w", err)}
+		return nil, &MalformedError{Method: wire.MethodTasksList, Raw: raw, Err: fmt.Errorf("decode: %w", err)}
 	}
 	return &res, nil
 }
@@ -268,7 +267,7 @@ func (c *Client) WaitTerminal(ctx context.Context, taskID string, minPoll, maxPo
 
 // CancelRequest sends notifications/cancelled for a request id.
 func (c *Client) CancelRequest(ctx context.Context, requestID json.RawMessage, reason string) error {
-	return c.Notify(ctx, "notifications/cancelled", map[string]any{"requestId": requestID, "reason": reason})
+	return c.Notify(ctx, wire.NotificationCancelled, map[string]any{"requestId": requestID, "reason": reason})
 }
 
 // RelatedTaskID extracts _meta["io.modelcontextprotocol/related-task"].taskId
@@ -280,7 +279,7 @@ func RelatedTaskID(obj json.RawMessage) (id string, ok bool) {
 	if json.Unmarshal(obj, &v) != nil || v.Meta == nil {
 		return "", false
 	}
-	raw, ok := v.Meta[RelatedTaskKey]
+	raw, ok := v.Meta[wire.MetaRelatedTask]
 	if !ok {
 		return "", false
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/mcptasks/mcptasks/tasks/client"
 	"github.com/mcptasks/mcptasks/tasks/server"
 	"github.com/mcptasks/mcptasks/tasks/server/reference"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // start runs a reference server on loopback for one test.
@@ -336,7 +337,7 @@ func TestCancel(t *testing.T) {
 	_, err = c.CancelTask(ctx, ct.Task.TaskID)
 	wantCode(t, err, -32602, "terminal")
 	_, err = c.Result(ctx, ct.Task.TaskID)
-	wantCode(t, err, tasks.CodeRequestCancelled, "")
+	wantCode(t, err, wire.CodeRequestCancelled, "")
 	for deadline := time.Now().Add(5 * time.Second); inst.Engine.Running() != 0 && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}

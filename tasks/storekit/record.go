@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // NewID returns a fresh task id: a random (version 4) UUID, 122 bits of
@@ -93,11 +94,11 @@ func CancelledOutcome(message string) tasks.Outcome {
 	if message == "" {
 		message = "task was cancelled"
 	}
-	return tasks.Outcome{Error: &tasks.RPCError{Code: tasks.CodeRequestCancelled, Message: message}}
+	return tasks.Outcome{Error: &tasks.RPCError{Code: wire.CodeRequestCancelled, Message: message}}
 }
 
 // LostWorkerOutcome is the outcome a LeaseStore's ReapExpiredLeases stores
 // for a task whose worker stopped renewing its lease.
 func LostWorkerOutcome() tasks.Outcome {
-	return tasks.Outcome{Error: &tasks.RPCError{Code: tasks.CodeInternalError, Message: "the server instance running this task stopped before it finished"}}
+	return tasks.Outcome{Error: &tasks.RPCError{Code: wire.CodeInternalError, Message: "the server instance running this task stopped before it finished"}}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/storekit"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Goroutines are the concurrency levels every store benchmark runs at.
@@ -81,7 +82,7 @@ func BenchCreate(b *testing.B, st tasks.Store, g int) {
 	b.ResetTimer()
 	Parallel(b, g, func(_, _ int, _ *rand.Rand, next func() bool) {
 		for next() {
-			if _, err := st.Create(ctx, owner, tasks.CreateParams{Method: "tools/call"}); err != nil {
+			if _, err := st.Create(ctx, owner, tasks.CreateParams{Method: wire.MethodToolsCall}); err != nil {
 				b.Error(err)
 				return
 			}
@@ -180,7 +181,7 @@ func SeedRecords(cfg tasks.Config, owner tasks.Owner, n int) ([]tasks.Record, er
 	cfg = cfg.WithDefaults()
 	out := make([]tasks.Record, n)
 	for i := range out {
-		r, err := storekit.NewRecord(cfg, owner, tasks.CreateParams{Method: "tools/call"})
+		r, err := storekit.NewRecord(cfg, owner, tasks.CreateParams{Method: wire.MethodToolsCall})
 		if err != nil {
 			return nil, err
 		}

@@ -11,9 +11,11 @@ import (
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
 	"github.com/mcptasks/mcptasks/tasks/server"
 	"github.com/mcptasks/mcptasks/tasks/server/reference"
 	"github.com/mcptasks/mcptasks/tasks/storekit"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // leakMarkers are fragments of backend error texts that must never reach
@@ -31,7 +33,7 @@ func CursorBounds(t *testing.T, open Opener) {
 	st := open(t, tasks.Config{MaxTasksPerOwner: -1})
 	owner := tasks.Owner("cursor-bounds-owner")
 	for i := range 3 {
-		if _, err := st.Create(ctx, owner, tasks.CreateParams{Method: "tools/call"}); err != nil {
+		if _, err := st.Create(ctx, owner, tasks.CreateParams{Method: wire.MethodToolsCall}); err != nil {
 			t.Fatalf("create %d: %v", i, err)
 		}
 	}
@@ -57,7 +59,7 @@ func CursorBounds(t *testing.T, open Opener) {
 		"c1.\x00", "\x00",
 	} {
 		_, err := st.List(ctx, owner, tasks.ListOptions{Cursor: cur})
-		if !errors.Is(err, tasks.ErrInvalidCursor) || tasks.RPCCode(err) != tasks.CodeInvalidParams {
+		if !errors.Is(err, tasks.ErrInvalidCursor) || protocol.RPCCode(err) != wire.CodeInvalidParams {
 			t.Errorf("List(cursor %q) = %v; want ErrInvalidCursor (-32602)", cur, err)
 			continue
 		}
@@ -134,7 +136,7 @@ func ServerCursors(t *testing.T, open Opener) {
 	for _, tt := range tests {
 		_, err := tt.c.ListTasks(ctx, tt.cursor)
 		var rpc *client.RPCError
-		if !errors.As(err, &rpc) || rpc.Code != tasks.CodeInvalidParams {
+		if !errors.As(err, &rpc) || rpc.Code != wire.CodeInvalidParams {
 			t.Errorf("%s: tasks/list answered %v; want -32602", tt.name, err)
 			continue
 		}
