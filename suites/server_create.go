@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
 	"github.com/mcptasks/mcptasks/tasks/wire"
 )
@@ -51,7 +52,7 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 
 	env.It("starts new tasks in the working status", "TASKS-LIFE-001", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 1000)
-		Expect(created.Task.Status).To(Equal("working"))
+		Expect(created.Task.Status).To(Equal(schema.TaskStatusWorking))
 	})
 
 	env.It("accepts task creation with and without a requested ttl", "TASKS-CREATE-001", func(ctx SpecContext) {
@@ -68,7 +69,7 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 		Expect(createdAt).To(BeTemporally("~", before, clockDrift),
 			"createdAt %s is more than %s away from the harness clock (%s) when the task was created", created.Task.CreatedAt, clockDrift, before.UTC().Format(time.RFC3339Nano))
 		final := env.Await(ctx, created.Task.TaskID)
-		env.taskTimes(final, wire.MethodTasksGet)
+		env.taskTimes(&final.Task, wire.MethodTasksGet)
 		if env.Caps.List {
 			all, err := env.A.ListAllTasks(ctx, 100)
 			Expect(err).NotTo(HaveOccurred())
@@ -80,7 +81,7 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 			slow := env.Running(ctx, 5000)
 			t, err := env.A.CancelTask(ctx, slow.Task.TaskID)
 			env.cancelOK(ctx, err, slow.Task.TaskID, wire.MethodTasksCancel)
-			env.taskTimes(t, wire.MethodTasksCancel)
+			env.taskTimes(&t.Task, wire.MethodTasksCancel)
 		}
 	})
 
@@ -91,7 +92,7 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 		params["task"] = map[string]any{"taskId": "client-chosen-id"}
 		raw, err := env.A.Call(ctx, wire.MethodToolsCall, params)
 		Expect(err).NotTo(HaveOccurred())
-		var res client.CreateTaskResult
+		var res schema.CreateTaskResult
 		Expect(json.Unmarshal(raw, &res)).To(Succeed())
 		Expect(res.Task.TaskID).NotTo(BeEmpty())
 		Expect(res.Task.TaskID).NotTo(Equal("client-chosen-id"))

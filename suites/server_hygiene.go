@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
 	"github.com/mcptasks/mcptasks/tasks/wire"
 )
@@ -66,7 +67,7 @@ var _ = describeServer("Session hygiene", "transport", func(env *ServerEnv) {
 		Expect(err).NotTo(HaveOccurred(), "ping after the invalid cancellation notifications")
 		t, err := env.A.GetTask(ctx, running.Task.TaskID)
 		checkCall(err, "tasks/get %s", running.Task.TaskID)
-		Expect(t.Status).NotTo(Equal("cancelled"), "an invalid cancellation notification cancelled an unrelated task")
+		Expect(t.Status).NotTo(Equal(schema.TaskStatusCancelled), "an invalid cancellation notification cancelled an unrelated task")
 	})
 })
 

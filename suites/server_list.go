@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
@@ -58,10 +58,10 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 			for _, t := range res.Tasks {
 				seen[t.TaskID]++
 			}
-			if res.NextCursor == "" {
+			if res.Next() == "" {
 				break
 			}
-			cursor = res.NextCursor
+			cursor = res.Next()
 		}
 		for id := range ids {
 			Expect(seen).To(HaveKey(id), "task %s never appeared in tasks/list before the last page", id)
@@ -76,7 +76,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 		createMany(ctx, longListCount)
 		res, err := env.A.ListTasks(ctx, "")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(res.NextCursor).NotTo(BeEmpty(), "%d tasks came back in a single page", len(res.Tasks))
+		Expect(res.Next()).NotTo(BeEmpty(), "%d tasks came back in a single page", len(res.Tasks))
 	})
 
 	env.It("lists every task that tasks/get can read", "TASKS-LIST-004", func(ctx SpecContext) {
@@ -116,7 +116,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 		for _, bogus := range made {
 			res, err := env.A.ListTasks(ctx, bogus)
 			if err == nil {
-				env.failf("tasks/list with the cursor %q, which the server never issued, was served with a page of %d tasks (nextCursor %q) instead of error -32602", bogus, len(res.Tasks), res.NextCursor)
+				env.failf("tasks/list with the cursor %q, which the server never issued, was served with a page of %d tasks (nextCursor %q) instead of error -32602", bogus, len(res.Tasks), res.Next())
 			}
 			ExpectRPCError(err, -32602, "tasks/list with the made-up cursor "+bogus)
 		}
@@ -131,8 +131,8 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 			for i := 0; i < listTasksCount; i++ {
 				env.CreateOn(ctx, b, env.TaskSleep(), map[string]any{"ms": 0}, nil)
 			}
-			if page, err := b.ListTasks(ctx, ""); err == nil && page.NextCursor != "" {
-				foreign = append(foreign, page.NextCursor)
+			if page, err := b.ListTasks(ctx, ""); err == nil && page.Next() != "" {
+				foreign = append(foreign, page.Next())
 			}
 		}
 		createMany(ctx, listTasksCount)
@@ -142,8 +142,8 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 		for _, c := range foreign {
 			tried[c] = "a cursor issued to identity B"
 		}
-		if first.NextCursor != "" {
-			for _, c := range tamper(first.NextCursor) {
+		if first.Next() != "" {
+			for _, c := range tamper(first.Next()) {
 				tried[c] = "a real cursor with one character changed"
 			}
 		}
@@ -153,7 +153,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 				ExpectRPCError(err, -32602, "tasks/list with "+what)
 				continue
 			}
-			if len(res.Tasks) == 0 && res.NextCursor == "" {
+			if len(res.Tasks) == 0 && res.Next() == "" {
 				env.failf("tasks/list with %s (%q) was served with an empty last page instead of error -32602, although tasks follow that position", what, c)
 			}
 			AddReportEntry("cursor accepted as a position", fmt.Sprintf("%s (%q): %d tasks", what, c, len(res.Tasks)), ReportEntryVisibilityFailureOrVerbose)
@@ -182,7 +182,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 		b, err := env.A.Call(ctx, wire.MethodTasksList, map[string]any{})
 		Expect(err).NotTo(HaveOccurred(), "tasks/list with {}")
 		ids := func(raw json.RawMessage) []string {
-			var res client.ListTasksResult
+			var res schema.ListTasksResult
 			Expect(json.Unmarshal(raw, &res)).To(Succeed())
 			var out []string
 			for _, t := range res.Tasks {
@@ -198,19 +198,19 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 		createMany(ctx, listTasksCount)
 		first, err := env.A.ListTasks(ctx, "")
 		Expect(err).NotTo(HaveOccurred())
-		if first.NextCursor == "" {
+		if first.Next() == "" {
 			NotSupported("all %d tasks fit in one page, so no cursor could be reused", len(first.Tasks))
 		}
-		ids := func(r *client.ListTasksResult) []string {
+		ids := func(r *schema.ListTasksResult) []string {
 			var out []string
 			for _, t := range r.Tasks {
 				out = append(out, t.TaskID)
 			}
 			return out
 		}
-		p1, err := env.A.ListTasks(ctx, first.NextCursor)
+		p1, err := env.A.ListTasks(ctx, first.Next())
 		Expect(err).NotTo(HaveOccurred())
-		p2, err := env.A.ListTasks(ctx, first.NextCursor)
+		p2, err := env.A.ListTasks(ctx, first.Next())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ids(p2)).To(Equal(ids(p1)), "the same cursor gave two different pages")
 	})

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
 	"github.com/mcptasks/mcptasks/tasks/wire"
 )
@@ -49,7 +50,7 @@ var _ = describeServer("Status notifications", "notifications", func(env *Server
 		id, ns := statusNotifications(ctx, env)
 		for _, n := range ns {
 			Expect(n.ID).To(BeEmpty(), "a notification carries an id")
-			var t client.Task
+			var t schema.Task
 			Expect(json.Unmarshal(n.Params(), &t)).To(Succeed())
 			Expect(t.TaskID).To(Equal(id))
 			env.taskTimes(&t, wire.NotificationTaskStatus)

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
 	"github.com/mcptasks/mcptasks/tasks/wire"
@@ -49,8 +50,8 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 	env.It("keeps lastUpdatedAt in RFC 3339, never before createdAt and never going back", "TASKS-TTL-002", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 300)
 		var last time.Time
-		env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *client.Task) {
-			_, updated := env.taskTimes(t, wire.MethodTasksGet)
+		env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *schema.GetTaskResult) {
+			_, updated := env.taskTimes(&t.Task, wire.MethodTasksGet)
 			Expect(updated.Before(last)).To(BeFalse(), "lastUpdatedAt went back from %s to %s", last.Format(time.RFC3339Nano), t.LastUpdatedAt)
 			last = updated
 		})
@@ -64,19 +65,19 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		if d := createdAt.Sub(before); d > clockDrift || d < -clockDrift {
 			NotSupported("createdAt %s is %s away from the harness clock, so lastUpdatedAt cannot be checked against it (judged under TASKS-TTL-001)", created.Task.CreatedAt, d.Round(time.Millisecond))
 		}
-		var working *client.Task
-		final := env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *client.Task) {
+		var working *schema.GetTaskResult
+		final := env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *schema.GetTaskResult) {
 			if t.Status == "working" {
 				working = t
 			}
 		})
 		if final.Status != "completed" {
-			NotSupported("the %d ms task ended %s (%q) on its own; this spec needs it to complete", ms, final.Status, final.StatusMessage)
+			NotSupported("the %d ms task ended %s (%q) on its own; this spec needs it to complete", ms, final.Status, final.Message())
 		}
-		_, finalUpdated := env.taskTimes(final, wire.MethodTasksGet)
+		_, finalUpdated := env.taskTimes(&final.Task, wire.MethodTasksGet)
 		ref := createdAt
 		if working != nil {
-			_, ref = env.taskTimes(working, wire.MethodTasksGet)
+			_, ref = env.taskTimes(&working.Task, wire.MethodTasksGet)
 		}
 		Expect(finalUpdated.After(ref)).To(BeTrue(),
 			"the task went from working to completed but lastUpdatedAt stayed at %s (createdAt %s)", final.LastUpdatedAt, final.CreatedAt)
@@ -94,7 +95,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		created := env.Sleep(ctx, 300)
 		prev := tasks.Status(created.Task.Status)
 		Expect(prev.Valid()).To(BeTrue(), "unknown status %q", prev)
-		env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *client.Task) {
+		env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *schema.GetTaskResult) {
 			cur := tasks.Status(t.Status)
 			Expect(cur.Valid()).To(BeTrue(), "unknown status %q", cur)
 			if cur != prev {
@@ -158,7 +159,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 			"_meta":  map[string]any{wire.MetaRelatedTask: map[string]string{"taskId": "mcptasks-no-such-task"}},
 		})
 		Expect(err).NotTo(HaveOccurred(), "tasks/get with misleading related-task metadata")
-		var t client.Task
+		var t schema.Task
 		Expect(json.Unmarshal(raw, &t)).To(Succeed())
 		Expect(t.TaskID).To(Equal(created.Task.TaskID))
 		// Metadata naming another real task must not change where the
@@ -192,7 +193,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 				"a server that lets the metadata decide where the answer goes is judged by TASKS-META-005", err)
 		}
 		checkCall(err, "tasks/get with related-task metadata naming another task")
-		var t client.Task
+		var t schema.Task
 		Expect(json.Unmarshal(raw, &t)).To(Succeed())
 		Expect(t.TaskID).To(Equal(a.Task.TaskID), "tasks/get followed the related-task metadata instead of taskId")
 	})
@@ -204,12 +205,12 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		time.Sleep(60 * time.Millisecond)
 		b := env.CreateOn(ctx, env.A, env.TaskSleep(), map[string]any{"ms": 5000}, ptr(int64(62000)))
 		for round := 0; round < 2; round++ {
-			for _, want := range []*client.CreateTaskResult{a, b} {
+			for _, want := range []*schema.CreateTaskResult{a, b} {
 				got, err := env.A.GetTask(ctx, want.Task.TaskID)
 				checkCall(err, "tasks/get %s", want.Task.TaskID)
 				Expect(got.TaskID).To(Equal(want.Task.TaskID), "tasks/get for %s answered with the task %s", want.Task.TaskID, got.TaskID)
 				wantAt, _ := env.taskTimes(&want.Task, "CreateTaskResult")
-				gotAt, _ := env.taskTimes(got, wire.MethodTasksGet)
+				gotAt, _ := env.taskTimes(&got.Task, wire.MethodTasksGet)
 				// Timestamps without fractions of a second can only be
 				// compared to the second.
 				tol := 5 * time.Millisecond

@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
 	"github.com/mcptasks/mcptasks/tasks/wire"
 )
@@ -106,7 +107,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 			// tool, and that early end is judged by TASKS-XPORT-021.
 			if t, gerr := env.A.GetTask(ctx, created.Task.TaskID); gerr == nil && t.Status == "cancelled" {
 				NotSupported("the task ended cancelled on its own (statusMessage %q; the harness never cancelled it), so it holds no outcome "+
-					"of the tool to compare with the plain call's error; the early end is judged by TASKS-XPORT-021", t.StatusMessage)
+					"of the tool to compare with the plain call's error; the early end is judged by TASKS-XPORT-021", t.Message())
 			}
 		}
 		Expect(errors.As(err, &got)).To(BeTrue(), "tasks/result should return the JSON-RPC error %d %q that the plain call gave, but %s",
@@ -126,7 +127,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		final := env.Await(ctx, created.Task.TaskID)
 		if final.Status == "cancelled" {
 			NotSupported("the isError tool task ended cancelled on its own (statusMessage %q; the harness never cancelled it), "+
-				"so it holds no outcome of the tool; the early end is judged by TASKS-XPORT-021", final.StatusMessage)
+				"so it holds no outcome of the tool; the early end is judged by TASKS-XPORT-021", final.Message())
 		}
 		payload, err := env.A.Result(ctx, created.Task.TaskID)
 		var rpc *client.RPCError
@@ -160,9 +161,9 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		final := env.Await(ctx, created.Task.TaskID)
 		if final.Status == "cancelled" {
 			NotSupported("the isError tool task ended cancelled on its own (statusMessage %q; the harness never cancelled it); "+
-				"the early end is judged by TASKS-XPORT-021", final.StatusMessage)
+				"the early end is judged by TASKS-XPORT-021", final.Message())
 		}
-		Expect(final.Status).To(Equal("failed"), "the task of a tool whose result has isError ended %s", final.Status)
+		Expect(final.Status).To(Equal(schema.TaskStatusFailed), "the task of a tool whose result has isError ended %s", final.Status)
 	})
 
 	env.It("answers tasks/result for a cancelled task with some final outcome", "TASKS-RESULT-003", func(ctx SpecContext) {
@@ -205,7 +206,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 				seen = append(seen, fmt.Sprintf("the %s task ended %s", role, final.Status))
 				continue
 			}
-			Expect(strings.TrimSpace(final.StatusMessage)).NotTo(BeEmpty(), "the %s task ended failed without a statusMessage", role)
+			Expect(strings.TrimSpace(final.Message())).NotTo(BeEmpty(), "the %s task ended failed without a statusMessage", role)
 			return
 		}
 		NotSupported("no fixture task ended failed (%s); this spec needs a failed task", strings.Join(seen, "; "))

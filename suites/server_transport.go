@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
 	"github.com/mcptasks/mcptasks/tasks/wire"
 )
@@ -111,11 +112,11 @@ var _ = describeServer("Streamable HTTP transport", "transport", func(env *Serve
 			// tasks/result came back before the client dropped anything:
 			// the task ended early on its own, when the request that
 			// created it finished.
-			Expect(final.Status).To(Equal("completed"),
-				"the task ended %s (%q) as soon as the tools/call that created it was answered: the end of a request was taken as a cancellation", final.Status, final.StatusMessage)
+			Expect(final.Status).To(Equal(schema.TaskStatusCompleted),
+				"the task ended %s (%q) as soon as the tools/call that created it was answered: the end of a request was taken as a cancellation", final.Status, final.Message())
 			return
 		}
-		Expect(final.Status).To(Equal("completed"), "dropping the tasks/result connection changed the task's fate (statusMessage %q)", final.StatusMessage)
+		Expect(final.Status).To(Equal(schema.TaskStatusCompleted), "dropping the tasks/result connection changed the task's fate (statusMessage %q)", final.Message())
 	})
 
 	env.It("sends no JSON-RPC response on the GET stream", "TASKS-XPORT-026", func(ctx SpecContext) {

@@ -104,11 +104,11 @@ func ServerCursors(t *testing.T, open Opener) {
 		}
 	}
 	first, err := alice.ListTasks(ctx, "")
-	if err != nil || first.NextCursor == "" || len(first.Tasks) != 2 {
+	if err != nil || first.Next() == "" || len(first.Tasks) != 2 {
 		t.Fatalf("first page: %+v, %v; want 2 tasks and a next cursor", first, err)
 	}
-	second, err := alice.ListTasks(ctx, first.NextCursor)
-	if err != nil || len(second.Tasks) != 1 || second.NextCursor != "" {
+	second, err := alice.ListTasks(ctx, first.Next())
+	if err != nil || len(second.Tasks) != 1 || second.Next() != "" {
 		t.Fatalf("second page: %+v, %v; want the last task and no cursor", second, err)
 	}
 
@@ -123,15 +123,15 @@ func ServerCursors(t *testing.T, open Opener) {
 		c      *client.Client
 		cursor string
 	}{
-		{"another requestor's cursor", bob, first.NextCursor},
+		{"another requestor's cursor", bob, first.Next()},
 		{"base64 of foo", alice, b64([]byte("foo"))},
 		{"a hand-built position", alice, position},
 		{"a hand-built token", alice, "t1." + b64([]byte(position)) + "." + b64(tag)},
 		{"a position at the latest time", alice, storekit.Cursor{CreatedAt: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), ID: "x"}.Encode()},
 		{"a NUL byte", alice, "c1.\x00"},
 		{"a position with a NUL byte", alice, storekit.Cursor{CreatedAt: created, ID: "a\x00"}.Encode()},
-		{"a token with a NUL byte", alice, first.NextCursor[:4] + "\x00" + first.NextCursor[4:]},
-		{"a truncated cursor", alice, first.NextCursor[:len(first.NextCursor)-3]},
+		{"a token with a NUL byte", alice, first.Next()[:4] + "\x00" + first.Next()[4:]},
+		{"a truncated cursor", alice, first.Next()[:len(first.Next())-3]},
 	}
 	for _, tt := range tests {
 		_, err := tt.c.ListTasks(ctx, tt.cursor)
@@ -150,7 +150,7 @@ func ServerCursors(t *testing.T, open Opener) {
 		}
 	}
 	// The good cursor still works after all that.
-	if again, err := alice.ListTasks(ctx, first.NextCursor); err != nil || len(again.Tasks) != 1 {
+	if again, err := alice.ListTasks(ctx, first.Next()); err != nil || len(again.Tasks) != 1 {
 		t.Fatalf("alice's cursor after the refusals: %+v, %v", again, err)
 	}
 }
