@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
 	"github.com/mcptasks/mcptasks/tasks/wire"
 )
@@ -15,7 +16,8 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 	env.It("lists tools whose execution.taskSupport is forbidden, optional or required", "TASKS-WIRE-TOOLEXEC-001", func(ctx SpecContext) {
 		Expect(env.Tools).NotTo(BeEmpty(), "tools/list returned no tools")
 		for name, t := range env.Tools {
-			Expect([]string{"forbidden", "optional", "required"}).To(ContainElement(t.TaskSupport()),
+			Expect(t.TaskSupport()).To(BeElementOf(schema.ToolExecutionTaskSupportForbidden,
+				schema.ToolExecutionTaskSupportOptional, schema.ToolExecutionTaskSupportRequired),
 				"tool %q has execution.taskSupport %q", name, t.TaskSupport())
 		}
 	})
