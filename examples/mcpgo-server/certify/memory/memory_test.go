@@ -22,4 +22,8 @@ func TestCertifyOnMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	serve.RequireZeroFailures(t, run)
+	// What mcp-go's built-in tasks get wrong passes through the adapter.
+	for _, d := range serve.BuiltinDefects {
+		serve.RequirePass(t, run, d.ID)
+	}
 }

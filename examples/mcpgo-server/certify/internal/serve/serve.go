@@ -106,3 +106,45 @@ func Failures(run *suites.ServerRun) map[string]report.Entry {
 	}
 	return out
 }
+
+// Defect is a failure of mcp-go's built-in tasks that the adapter fixes.
+type Defect struct {
+	ID       string // the requirement
+	Why      string // what is wrong, in short
+	Evidence string // a fragment of the suite's failure message
+}
+
+// BuiltinDefects are the failures the built-in run must show, each judged
+// against its rule:
+//   - TASKS-XPORT-021 (SHOULD NOT take the end of a connection as a
+//     cancellation): mcp-go runs task work on the request's context, so
+//     the task is cancelled once the CreateTaskResult is written;
+//   - TASKS-WIRE-NOTIF-002 (MUST, schema): the status notification's
+//     params must be a whole Task, and mcp-go leaves ttl out when it is null;
+//   - TASKS-SEC-001 (MUST tie each task to its authorization context):
+//     mcp-go broadcasts status notifications to every session, so another
+//     principal learns of the task;
+//   - TASKS-TTL-004 (MUST state the ttl in force): a requested ttl of -1 is
+//     reported as a retention of -1 ms.
+var BuiltinDefects = []Defect{
+	{"TASKS-XPORT-021", "work cancelled when the response ends", "cancel"},
+	{"TASKS-WIRE-NOTIF-002", "status notification without ttl", "ttl"},
+	{"TASKS-SEC-001", "status notification broadcast to every session", "notifications/tasks/status"},
+	{"TASKS-TTL-004", "negative ttl reported", "ttl"},
+}
+
+// RequirePass fails t unless each id passed.
+func RequirePass(t testing.TB, run *suites.ServerRun, ids ...string) {
+	t.Helper()
+	status := map[string]report.Status{}
+	for _, list := range [][]report.Entry{run.Report.Requirements, run.Report.Recommendations} {
+		for _, e := range list {
+			status[e.ID] = e.Status
+		}
+	}
+	for _, id := range ids {
+		if status[id] != report.StatusPass {
+			t.Errorf("%s: %q, want pass", id, status[id])
+		}
+	}
+}
