@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -54,16 +55,20 @@ func (a *Adapter) ServeStdio(ctx context.Context, stdio *server.StdioServer, in 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pr, pw := io.Pipe()
-	var wg sync.WaitGroup
-	wg.Add(1)
+	filtered := make(chan struct{})
 	go func() {
-		defer wg.Done()
+		defer close(filtered)
 		pw.CloseWithError(a.filterStdio(ctx, in, pw, lw))
 	}()
 	err := stdio.Listen(ctx, pr, lw)
 	cancel()
 	_ = pr.Close()
-	wg.Wait()
+	// The filter ends with in; when Listen stopped for ctx, in may stay
+	// open (a blocked read of stdin), so it gets a moment, not forever.
+	select {
+	case <-filtered:
+	case <-time.After(time.Second):
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.ErrClosedPipe) {
 		err = nil
 	}
