@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -44,7 +45,23 @@ func WithLogger(l *slog.Logger) Option {
 // WithTokenVerifier makes the HTTP handler require a bearer token on every
 // request (401 without a valid one) and bind tasks to its subject. Without
 // a verifier, tasks belong to the mcp-go session that created them.
-func WithTokenVerifier(v TokenVerifier) Option { return func(a *Adapter) { a.verify = v } }
+func WithTokenVerifier(v TokenVerifier) Option {
+	return func(a *Adapter) {
+		a.authSubject = nil
+		a.verify = v
+	}
+}
+
+// WithAuthSubject takes the owner from authentication the server already
+// does in front of the adapter (a middleware that verified the caller and
+// put it in the request's context): subject returns the verified subject,
+// or false to refuse the request with 401. It replaces WithTokenVerifier.
+func WithAuthSubject(subject func(r *http.Request) (string, bool)) Option {
+	return func(a *Adapter) {
+		a.verify = nil
+		a.authSubject = subject
+	}
+}
 
 // WithStdioOwner names the requestor of a stdio connection (default: the
 // stdio session). Give every process sharing a store for one user the same
@@ -68,13 +85,14 @@ func WithCoreOptions(opts ...protocol.Option) Option {
 // through Handler (Streamable HTTP) or ServeStdio. It is safe for
 // concurrent use.
 type Adapter struct {
-	srv        *server.MCPServer
-	core       *protocol.Core
-	log        *slog.Logger
-	verify     TokenVerifier
-	stdioOwner string
-	coreOpts   []protocol.Option
-	origins    []string
+	srv         *server.MCPServer
+	core        *protocol.Core
+	log         *slog.Logger
+	verify      TokenVerifier
+	authSubject func(r *http.Request) (string, bool)
+	stdioOwner  string
+	coreOpts    []protocol.Option
+	origins     []string
 
 	mu       sync.Mutex
 	sessions map[string]*session // by mcp-go session id

@@ -186,3 +186,57 @@ func TestRequiredToolWithoutTask(t *testing.T) {
 		t.Fatalf("tools/list lost taskSupport: %s", list)
 	}
 }
+
+// TestAuthSubject: with WithAuthSubject the owner is the subject the
+// server's own authentication found, so a second session of the same
+// subject sees the task, another subject does not, and a request without
+// one is refused.
+func TestAuthSubject(t *testing.T) {
+	cfg := tasks.Config{}.WithDefaults()
+	store := memory.New(cfg)
+	engine := tasks.NewEngine(store, cfg)
+	hooks := &server.Hooks{}
+	srv := server.NewMCPServer("test", "1", server.WithToolCapabilities(false), server.WithHooks(hooks))
+	a, err := mcpgo.New(srv, hooks, engine, mcpgo.WithAuthSubject(func(r *http.Request) (string, bool) {
+		u := r.Header.Get("X-User") // stands for a real authentication middleware
+		return u, u != ""
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AddTaskTool(mcp.NewTool("now"), mcpgo.TaskOptional, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("now"), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h := a.Handler(server.NewStreamableHTTPServer(srv))
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u := r.URL.Query().Get("user"); u != "" {
+			r.Header.Set("X-User", u)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		hs.Close()
+		_ = engine.Close(context.Background())
+	})
+	resp, err := http.Post(hs.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("without a subject: HTTP %d, want 401", resp.StatusCode)
+	}
+	alice := (&fixture{url: hs.URL + "?user=alice"}).connect(t)
+	id, _ := taskOf(t, alice.call("tools/call", `{"name":"now","task":{}}`))
+	again := (&fixture{url: hs.URL + "?user=alice"}).connect(t)
+	if got, _ := taskOf(t, again.call("tasks/get", `{"taskId":"`+id+`"}`)); got != id {
+		t.Fatalf("alice's second session got %q", got)
+	}
+	bob := (&fixture{url: hs.URL + "?user=bob"}).connect(t)
+	body, _ := bob.post(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"` + id + `"}}`)
+	if !bytes.Contains(body, []byte(`"code":-32602`)) {
+		t.Fatalf("bob read alice's task: %s", body)
+	}
+}

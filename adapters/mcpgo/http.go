@@ -55,6 +55,16 @@ func (a *Adapter) serveHTTP(next http.Handler, w http.ResponseWriter, r *http.Re
 		ctx = context.WithValue(ctx, subjectKey, sub)
 		r = r.WithContext(ctx)
 	}
+	if a.authSubject != nil {
+		sub, ok := a.authSubject(r)
+		if !ok || sub == "" {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		ctx = context.WithValue(ctx, subjectKey, sub)
+		r = r.WithContext(ctx)
+	}
 	if !a.originAllowed(r) {
 		http.Error(w, "origin not allowed", http.StatusForbidden)
 		return
