@@ -21,7 +21,9 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Fixture roles: the tools a server under test exposes so that every
@@ -323,7 +325,7 @@ func ParseCapabilities(initResult json.RawMessage) Capabilities {
 // Probe connects to the first URL once, outside any spec, and returns the
 // server's capabilities and tool list. cmd/conformance uses it to tell an
 // unreachable server (a harness error) from a failing one.
-func Probe(ctx context.Context, cfg ServerConfig) (*client.InitializeResult, Capabilities, []client.Tool, error) {
+func Probe(ctx context.Context, cfg ServerConfig) (*client.InitializeResult, Capabilities, []schema.Tool, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, Capabilities{}, nil, err
@@ -424,7 +426,7 @@ type ServerEnv struct {
 	// Caps are the task capabilities the server declared to A.
 	Caps Capabilities
 	// Tools are the server's tools by name, from tools/list.
-	Tools map[string]client.Tool
+	Tools map[string]schema.Tool
 
 	opts     *options
 	children stdioChildren
@@ -478,7 +480,7 @@ func (env *ServerEnv) setup(ctx context.Context) {
 	if err != nil {
 		HarnessError("tools/list failed on %s: %v", env.Config.URLs[0], err)
 	}
-	env.Tools = map[string]client.Tool{}
+	env.Tools = map[string]schema.Tool{}
 	for _, t := range tools {
 		env.Tools[t.Name] = t
 	}
@@ -675,9 +677,9 @@ func (env *ServerEnv) B(ctx context.Context) *client.Client {
 // every form elicitation with a value for each requested property.
 func answerElicitation(_ context.Context, req *client.Message) (any, error) {
 	switch req.Method {
-	case "ping":
+	case wire.MethodPing:
 		return struct{}{}, nil
-	case "elicitation/create":
+	case wire.MethodElicitationCreate:
 		return map[string]any{"action": "accept", "content": formAnswer(req.Params())}, nil
 	}
 	return nil, &client.RPCError{Code: -32601, Message: "the conformance harness does not handle " + req.Method}

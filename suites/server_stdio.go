@@ -12,6 +12,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
@@ -207,7 +208,7 @@ func (env *ServerEnv) skipHTTPOnly() {
 
 // probeStdio is Probe for a command: it starts one process, runs the
 // handshake and tools/list, and ends the process.
-func probeStdio(ctx context.Context, cfg ServerConfig) (*client.InitializeResult, Capabilities, []client.Tool, error) {
+func probeStdio(ctx context.Context, cfg ServerConfig) (*client.InitializeResult, Capabilities, []schema.Tool, error) {
 	p, err := StartCommand(ctx, cfg.Command)
 	if err != nil {
 		return nil, Capabilities{}, nil, err
