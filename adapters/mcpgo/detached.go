@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/protocol"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // runDetached is the work of a task created for the tool name: the plain
@@ -22,7 +23,7 @@ func (a *Adapter) runDetached(name string) protocol.ToolHandler {
 	return func(ctx context.Context, call *protocol.ToolCall) (json.RawMessage, error) {
 		t := call.Task
 		if t == nil {
-			return nil, &tasks.RPCError{Code: tasks.CodeInternalError, Message: "internal error: a task tool ran without its task"}
+			return nil, &tasks.RPCError{Code: wire.CodeInternalError, Message: "internal error: a task tool ran without its task"}
 		}
 		// The token lets the handler report progress the mcp-go way; the
 		// task session turns it into the task's progress, sent under the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/protocol"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // maxBody bounds a POST body the adapter reads before deciding who serves it.
@@ -213,7 +214,7 @@ func (a *Adapter) handle(ctx context.Context, c protocol.Caller, env *envelope) 
 		}
 		_ = json.Unmarshal(env.Params, &p)
 		if _, ok := a.core.Tools().Lookup(p.Name); !ok && a.srv.GetTool(p.Name) != nil {
-			return nil, &tasks.RPCError{Code: tasks.CodeMethodNotFound,
+			return nil, &tasks.RPCError{Code: wire.CodeMethodNotFound,
 				Message: "tool " + p.Name + " cannot run as a task (its execution.taskSupport is not optional or required)"}
 		}
 	}
@@ -246,7 +247,7 @@ func encodeReply(id, result json.RawMessage, rpcErr *tasks.RPCError) []byte {
 			JSONRPC string          `json:"jsonrpc"`
 			ID      json.RawMessage `json:"id"`
 			Error   *tasks.RPCError `json:"error"`
-		}{"2.0", id, &tasks.RPCError{Code: tasks.CodeInternalError, Message: "internal error: the result could not be encoded"}})
+		}{"2.0", id, &tasks.RPCError{Code: wire.CodeInternalError, Message: "internal error: the result could not be encoded"}})
 	}
 	return b
 }
