@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 func TestRequestID(t *testing.T) {
@@ -121,15 +123,15 @@ func TestMeta(t *testing.T) {
 	if !ok || err != nil || tok != IntProgressToken(4) {
 		t.Fatalf("ProgressToken = %v %v %v", tok, ok, err)
 	}
-	if string(m[RelatedTaskMetaKey]) != `{"taskId":"t-9"}` {
-		t.Fatalf("related-task entry %s", m[RelatedTaskMetaKey])
+	if string(m[wire.MetaRelatedTask]) != `{"taskId":"t-9"}` {
+		t.Fatalf("related-task entry %s", m[wire.MetaRelatedTask])
 	}
 	p := PaginatedRequestParams{Meta: m}
 	if err := ValidateValue(p); err != nil {
 		t.Fatal(err)
 	}
 	// A malformed entry is reported, not hidden.
-	bad := Meta{RelatedTaskMetaKey: json.RawMessage(`"t-9"`)}
+	bad := Meta{wire.MetaRelatedTask: json.RawMessage(`"t-9"`)}
 	if _, ok, err := bad.RelatedTask(); !ok || err == nil {
 		t.Fatalf("malformed related-task: ok %v err %v", ok, err)
 	}
@@ -146,7 +148,7 @@ func TestMeta(t *testing.T) {
 	if strings.Contains(string(out), "_meta") {
 		t.Fatalf("nil Meta encoded: %s", out)
 	}
-	if RelatedTaskMetaKey != "io.modelcontextprotocol/related-task" || ModelImmediateResponseMetaKey != "io.modelcontextprotocol/model-immediate-response" {
+	if wire.MetaRelatedTask != "io.modelcontextprotocol/related-task" || wire.MetaModelImmediateResponse != "io.modelcontextprotocol/model-immediate-response" {
 		t.Fatal("meta keys changed")
 	}
 }

@@ -3,20 +3,8 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
-)
 
-// Keys of _meta entries defined by the tasks part of MCP 2025-11-25.
-const (
-	// RelatedTaskMetaKey is the _meta key whose value (RelatedTaskMetadata)
-	// ties a message to a task.
-	RelatedTaskMetaKey = "io.modelcontextprotocol/related-task"
-	// ModelImmediateResponseMetaKey is the optional _meta key of a
-	// CreateTaskResult whose string value a host may hand to the model
-	// right away.
-	ModelImmediateResponseMetaKey = "io.modelcontextprotocol/model-immediate-response"
-	// ProgressTokenMetaKey is the _meta key of request params that carries
-	// the requestor's ProgressToken.
-	ProgressTokenMetaKey = "progressToken"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Meta is every "_meta" member of MCP 2025-11-25: an open object kept as raw
@@ -65,38 +53,38 @@ func (m *Meta) Set(key string, v any) error {
 // RelatedTask returns the related-task entry, if present.
 func (m Meta) RelatedTask() (RelatedTaskMetadata, bool, error) {
 	var v RelatedTaskMetadata
-	ok, err := m.Get(RelatedTaskMetaKey, &v)
+	ok, err := m.Get(wire.MetaRelatedTask, &v)
 	return v, ok, err
 }
 
 // SetRelatedTask sets the related-task entry to taskID.
 func (m *Meta) SetRelatedTask(taskID string) error {
-	return m.Set(RelatedTaskMetaKey, RelatedTaskMetadata{TaskID: taskID})
+	return m.Set(wire.MetaRelatedTask, RelatedTaskMetadata{TaskID: taskID})
 }
 
 // ProgressToken returns the progressToken entry, if present.
 func (m Meta) ProgressToken() (ProgressToken, bool, error) {
 	var v ProgressToken
-	ok, err := m.Get(ProgressTokenMetaKey, &v)
+	ok, err := m.Get(wire.MetaProgressToken, &v)
 	return v, ok, err
 }
 
 // SetProgressToken sets the progressToken entry.
 func (m *Meta) SetProgressToken(t ProgressToken) error {
-	return m.Set(ProgressTokenMetaKey, t)
+	return m.Set(wire.MetaProgressToken, t)
 }
 
 // ModelImmediateResponse returns the model-immediate-response entry, if
 // present.
 func (m Meta) ModelImmediateResponse() (string, bool, error) {
 	var v string
-	ok, err := m.Get(ModelImmediateResponseMetaKey, &v)
+	ok, err := m.Get(wire.MetaModelImmediateResponse, &v)
 	return v, ok, err
 }
 
 // SetModelImmediateResponse sets the model-immediate-response entry.
 func (m *Meta) SetModelImmediateResponse(s string) error {
-	return m.Set(ModelImmediateResponseMetaKey, s)
+	return m.Set(wire.MetaModelImmediateResponse, s)
 }
 
 // WithRelatedTask returns a new Meta holding only the related-task entry.

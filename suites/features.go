@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/suites/report"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
@@ -254,7 +255,7 @@ func WithFeature(f Feature, on bool) Option {
 type probed struct {
 	init  *client.InitializeResult
 	caps  Capabilities
-	tools []client.Tool
+	tools []schema.Tool
 	auth  Authorization
 }
 
@@ -356,10 +357,10 @@ func resolveFeatures(cfg ServerConfig, p probed, overrides map[Feature]bool) Fea
 	return s
 }
 
-func toolSupport(tools []client.Tool, name string) string {
+func toolSupport(tools []schema.Tool, name string) string {
 	for _, t := range tools {
 		if t.Name == name {
-			return t.TaskSupport()
+			return string(t.TaskSupport())
 		}
 	}
 	return ""

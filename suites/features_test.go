@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/schema"
 )
 
 // toolsOf decodes a tools/list result's tools.
-func toolsOf(t *testing.T, raw string) []client.Tool {
+func toolsOf(t *testing.T, raw string) []schema.Tool {
 	t.Helper()
-	var tools []client.Tool
+	var tools []schema.Tool
 	if err := json.Unmarshal([]byte(raw), &tools); err != nil {
 		t.Fatal(err)
 	}

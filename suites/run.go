@@ -13,7 +13,6 @@ import (
 
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/suites/report"
-	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
 // Run options that only the shared run engine reads (CertifyServer,
@@ -107,7 +106,7 @@ func CertifyServer(ctx context.Context, t ginkgo.GinkgoTestingT, cfg ServerConfi
 	init, caps, auth := p.init, p.caps, p.auth
 	var inferred []string
 	for _, r := range Roles() {
-		if name := cfg.ToolName(r); name != "" && slices.ContainsFunc(p.tools, func(tool client.Tool) bool { return tool.Name == name }) {
+		if name := cfg.ToolName(r); name != "" && slices.ContainsFunc(p.tools, func(tool schema.Tool) bool { return tool.Name == name }) {
 			inferred = append(inferred, "fixture:"+string(r))
 		}
 	}

@@ -7,35 +7,37 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *ServerEnv) {
 	env.It("has the task cancelled by the time it answers tasks/cancel", "TASKS-CANCEL-003", func(ctx SpecContext) {
 		created := env.Running(ctx, 5000)
 		t, err := env.A.CancelTask(ctx, created.Task.TaskID)
-		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
-		Expect(t.Status).To(Equal("cancelled"), "tasks/cancel result status")
+		env.cancelOK(ctx, err, created.Task.TaskID, wire.MethodTasksCancel)
+		Expect(t.Status).To(Equal(schema.TaskStatusCancelled), "tasks/cancel result status")
 		got, err := env.A.GetTask(ctx, created.Task.TaskID)
 		if code, isRPC := rpcCode(err); isRPC && code == -32602 {
 			return // deleting a cancelled task at once is allowed
 		}
 		Expect(err).NotTo(HaveOccurred())
-		Expect(got.Status).To(Equal("cancelled"), "tasks/get right after tasks/cancel")
+		Expect(got.Status).To(Equal(schema.TaskStatusCancelled), "tasks/get right after tasks/cancel")
 	})
 
 	env.It("keeps a cancelled task cancelled after its work would have finished", "TASKS-CANCEL-004", func(ctx SpecContext) {
 		const ms = 300
 		created := env.Running(ctx, ms)
 		_, err := env.A.CancelTask(ctx, created.Task.TaskID)
-		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
+		env.cancelOK(ctx, err, created.Task.TaskID, wire.MethodTasksCancel)
 		time.Sleep(env.scaled(2 * ms * time.Millisecond))
 		got, err := env.A.GetTask(ctx, created.Task.TaskID)
 		if code, isRPC := rpcCode(err); isRPC && code == -32602 {
 			return
 		}
 		Expect(err).NotTo(HaveOccurred())
-		Expect(got.Status).To(Equal("cancelled"), "the task left cancelled once its work ended")
+		Expect(got.Status).To(Equal(schema.TaskStatusCancelled), "the task left cancelled once its work ended")
 	})
 
 	env.It("refuses to cancel a task that already ended with -32602", "TASKS-CANCEL-001", func(ctx SpecContext) {
@@ -60,11 +62,11 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 
 	env.It("returns the cancelled task flat in the tasks/cancel result", "TASKS-WIRE-CANCEL-001", func(ctx SpecContext) {
 		created := env.Running(ctx, 5000)
-		raw, err := env.A.Call(ctx, "tasks/cancel", map[string]string{"taskId": created.Task.TaskID})
-		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
+		raw, err := env.A.Call(ctx, wire.MethodTasksCancel, map[string]string{"taskId": created.Task.TaskID})
+		env.cancelOK(ctx, err, created.Task.TaskID, wire.MethodTasksCancel)
 		obj := rawTaskMembers(raw, false)
 		Expect(obj).NotTo(HaveKey("task"), "tasks/cancel wraps the task")
-		expectTTLMember(obj, "tasks/cancel")
+		expectTTLMember(obj, wire.MethodTasksCancel)
 		env.expectAnswersConform("CancelTaskResult")
 	})
 
@@ -77,9 +79,9 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 				ExpectRPCError(err, -32602, "tasks/cancel racing completion")
 				continue
 			}
-			Expect(t.Status).To(Equal("cancelled"), "tasks/cancel answered with status %s", t.Status)
+			Expect(t.Status).To(Equal(schema.TaskStatusCancelled), "tasks/cancel answered with status %s", t.Status)
 		}
-		_, err := env.A.Call(ctx, "ping", nil)
+		_, err := env.A.Call(ctx, wire.MethodPing, nil)
 		Expect(err).NotTo(HaveOccurred(), "the server stopped answering after the races")
 	})
 
@@ -90,10 +92,10 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 			client.OnRequestID(func(id json.RawMessage) { reqID = id }))
 		if t, err := env.A.GetTask(ctx, created.Task.TaskID); err == nil && t.Status == "cancelled" {
 			NotSupported("the task was already cancelled on its own (%q) before the harness sent notifications/cancelled; "+
-				"the early end is judged by TASKS-XPORT-021", t.StatusMessage)
+				"the early end is judged by TASKS-XPORT-021", t.Message())
 		}
 		Expect(env.A.CancelRequest(ctx, reqID, "conformance probe")).To(Succeed())
 		final := env.Await(ctx, created.Task.TaskID)
-		Expect(final.Status).To(Equal("completed"), "notifications/cancelled for the finished tools/call changed the task")
+		Expect(final.Status).To(Equal(schema.TaskStatusCompleted), "notifications/cancelled for the finished tools/call changed the task")
 	})
 })

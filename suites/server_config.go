@@ -263,3 +263,14 @@ func sortedRoles() []string {
 	}
 	return rs
 }
+
+// FixtureMap turns a role-to-tool mapping kept as plain strings (from
+// flags, a file, or a server package that does not import the suite)
+// into ServerConfig.Fixtures.
+func FixtureMap(m map[string]string) map[Role]string {
+	out := make(map[Role]string, len(m))
+	for role, tool := range m {
+		out[Role(role)] = tool
+	}
+	return out
+}

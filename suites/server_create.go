@@ -7,13 +7,15 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 	env.It("answers a task-augmented call with a CreateTaskResult", "TASKS-RESULT-001", func(ctx SpecContext) {
 		name := env.Fixture(env.TaskSleep())
-		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
+		raw, err := env.A.Call(ctx, wire.MethodToolsCall, client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
 		Expect(err).NotTo(HaveOccurred())
 		// The shape of the answer is judged under TASKS-WIRE-CREATE-001;
 		// here it only has to be a CreateTaskResult rather than, say, the
@@ -24,7 +26,7 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 
 	env.It("wraps the task in a task member instead of flattening it", "TASKS-WIRE-CREATE-001", func(ctx SpecContext) {
 		name := env.Fixture(env.TaskSleep())
-		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
+		raw, err := env.A.Call(ctx, wire.MethodToolsCall, client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
 		Expect(err).NotTo(HaveOccurred())
 		var top map[string]json.RawMessage
 		Expect(json.Unmarshal(raw, &top)).To(Succeed())
@@ -47,7 +49,7 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 
 	env.It("starts new tasks in the working status", "TASKS-LIFE-001", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 1000)
-		Expect(created.Task.Status).To(Equal("working"))
+		Expect(created.Task.Status).To(Equal(schema.TaskStatusWorking))
 	})
 
 	env.It("accepts task creation with and without a requested ttl", "TASKS-CREATE-001", func(ctx SpecContext) {
@@ -64,19 +66,19 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 		Expect(createdAt).To(BeTemporally("~", before, clockDrift),
 			"createdAt %s is more than %s away from the harness clock (%s) when the task was created", created.Task.CreatedAt, clockDrift, before.UTC().Format(time.RFC3339Nano))
 		final := env.Await(ctx, created.Task.TaskID)
-		env.taskTimes(final, "tasks/get")
+		env.taskTimes(&final.Task, wire.MethodTasksGet)
 		if env.Has(FeatureList) {
 			all, err := env.A.ListAllTasks(ctx, 100)
 			Expect(err).NotTo(HaveOccurred())
 			for i := range all {
-				env.taskTimes(&all[i], "tasks/list")
+				env.taskTimes(&all[i], wire.MethodTasksList)
 			}
 		}
 		if env.Has(FeatureCancel) {
 			slow := env.Running(ctx, 5000)
 			t, err := env.A.CancelTask(ctx, slow.Task.TaskID)
-			env.cancelOK(ctx, err, slow.Task.TaskID, "tasks/cancel")
-			env.taskTimes(t, "tasks/cancel")
+			env.cancelOK(ctx, err, slow.Task.TaskID, wire.MethodTasksCancel)
+			env.taskTimes(&t.Task, wire.MethodTasksCancel)
 		}
 	})
 
@@ -84,9 +86,9 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 		name := env.Fixture(env.TaskSleep())
 		params := client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0})}.Params()
 		params["task"] = map[string]any{"taskId": "client-chosen-id"}
-		raw, err := env.A.Call(ctx, "tools/call", params)
+		raw, err := env.A.Call(ctx, wire.MethodToolsCall, params)
 		Expect(err).NotTo(HaveOccurred())
-		var res client.CreateTaskResult
+		var res schema.CreateTaskResult
 		Expect(json.Unmarshal(raw, &res)).To(Succeed())
 		Expect(res.Task.TaskID).NotTo(BeEmpty())
 		Expect(res.Task.TaskID).NotTo(Equal("client-chosen-id"))
@@ -103,7 +105,7 @@ var _ = describeServer("Task creation", "create", func(env *ServerEnv) {
 
 	env.It("uses JSON strings for task ids", "TASKS-ID-001", func(ctx SpecContext) {
 		name := env.Fixture(env.TaskSleep())
-		raw, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
+		raw, err := env.A.Call(ctx, wire.MethodToolsCall, client.ToolCall{Name: name, Arguments: env.Args(env.TaskSleep(), map[string]any{"ms": 0}), Task: &client.TaskParams{}}.Params())
 		Expect(err).NotTo(HaveOccurred())
 		id := rawTaskMembers(raw, true)["taskId"]
 		Expect(string(id)).To(HavePrefix(`"`), "taskId %s is not a JSON string", id)

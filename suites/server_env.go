@@ -8,7 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 	"github.com/onsi/ginkgo/v2"
 )
 
@@ -26,7 +28,7 @@ type ServerEnv struct {
 	// Caps are the task capabilities the server declared to A.
 	Caps Capabilities
 	// Tools are the server's tools by name, from tools/list.
-	Tools map[string]client.Tool
+	Tools map[string]schema.Tool
 
 	opts     *options
 	children stdioChildren
@@ -87,7 +89,7 @@ func (env *ServerEnv) setup(ctx context.Context) {
 	if err != nil {
 		HarnessError("tools/list failed on %s: %v", env.Config.URLs[0], err)
 	}
-	env.Tools = map[string]client.Tool{}
+	env.Tools = map[string]schema.Tool{}
 	for _, t := range tools {
 		env.Tools[t.Name] = t
 	}
@@ -171,9 +173,9 @@ func (env *ServerEnv) B(ctx context.Context) *client.Client {
 // every form elicitation with a value for each requested property.
 func answerElicitation(_ context.Context, req *client.Message) (any, error) {
 	switch req.Method {
-	case "ping":
+	case wire.MethodPing:
 		return struct{}{}, nil
-	case "elicitation/create":
+	case wire.MethodElicitationCreate:
 		return map[string]any{"action": "accept", "content": formAnswer(req.Params())}, nil
 	}
 	return nil, &client.RPCError{Code: -32601, Message: "the conformance harness does not handle " + req.Method}

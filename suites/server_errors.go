@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // rpcCode returns the JSON-RPC code of err, if it is a JSON-RPC error.
@@ -24,9 +25,9 @@ var _ = describeServer("Protocol errors", "errors", func(env *ServerEnv) {
 		"a numeric id":  42,
 	}
 	methods := func() []string {
-		ms := []string{"tasks/get", "tasks/result"}
+		ms := []string{wire.MethodTasksGet, wire.MethodTasksResult}
 		if env.Has(FeatureCancel) {
-			ms = append(ms, "tasks/cancel")
+			ms = append(ms, wire.MethodTasksCancel)
 		}
 		return ms
 	}
@@ -52,7 +53,7 @@ var _ = describeServer("Protocol errors", "errors", func(env *ServerEnv) {
 	})
 
 	env.It("answers every error with the request id, an integer code and a message", "TASKS-JSONRPC-005", func(ctx SpecContext) {
-		m, err := env.A.CallMessage(ctx, "tasks/get", map[string]any{"taskId": "00000000-0000-4000-8000-000000000000"})
+		m, err := env.A.CallMessage(ctx, wire.MethodTasksGet, map[string]any{"taskId": "00000000-0000-4000-8000-000000000000"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(m.Kind).To(Equal(client.KindError), "tasks/get of an unknown task succeeded")
 		Expect(m.Raw).To(ConformTo("JSONRPCErrorResponse"))

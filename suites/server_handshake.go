@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 var _ = describeServer("Handshake and capabilities", "handshake", func(env *ServerEnv) {
@@ -28,7 +29,7 @@ var _ = describeServer("Handshake and capabilities", "handshake", func(env *Serv
 
 	env.It("answers an unknown proposed version with a version it supports", "TASKS-INIT-010", func(ctx SpecContext) {
 		c := env.NewClient(env.Config.URLs[0], env.Config.Headers, client.WithProtocolVersion("2099-01-01"))
-		raw, err := c.Call(ctx, "initialize", map[string]any{
+		raw, err := c.Call(ctx, wire.MethodInitialize, map[string]any{
 			"protocolVersion": "2099-01-01",
 			"capabilities":    map[string]any{},
 			"clientInfo":      map[string]string{"name": "mcptasks-conformance", "version": "suite"},
@@ -44,7 +45,7 @@ var _ = describeServer("Handshake and capabilities", "handshake", func(env *Serv
 
 	env.It("offers the newest supported version when the proposal is unknown", "TASKS-INIT-011", func(ctx SpecContext) {
 		c := env.NewClient(env.Config.URLs[0], env.Config.Headers)
-		raw, err := c.Call(ctx, "initialize", map[string]any{
+		raw, err := c.Call(ctx, wire.MethodInitialize, map[string]any{
 			"protocolVersion": "2099-01-01",
 			"capabilities":    map[string]any{},
 			"clientInfo":      map[string]string{"name": "mcptasks-conformance", "version": "suite"},
@@ -117,7 +118,7 @@ var _ = describeServer("Handshake and capabilities", "handshake", func(env *Serv
 
 	env.It("rejects a request with an unsupported MCP-Protocol-Version header with HTTP 400", "TASKS-XPORT-047", func(ctx SpecContext) {
 		for _, v := range []string{"1999-01-01", "garbage"} {
-			_, err := env.A.Call(ctx, "ping", nil, client.WithCallHeader(client.HeaderProtocolVersion, v))
+			_, err := env.A.Call(ctx, wire.MethodPing, nil, client.WithCallHeader(client.HeaderProtocolVersion, v))
 			var he *client.HTTPError
 			Expect(errors.As(err, &he)).To(BeTrue(), "MCP-Protocol-Version %q: expected HTTP 400, got %s", v, outcome(err))
 			Expect(he.StatusCode).To(Equal(http.StatusBadRequest), "MCP-Protocol-Version %q", v)
@@ -133,7 +134,7 @@ var _ = describeServer("Handshake and capabilities", "handshake", func(env *Serv
 	})
 
 	env.It("answers an accepted notification with HTTP 202 and no body", "TASKS-XPORT-008", func(ctx SpecContext) {
-		rr, err := env.A.NotifyRaw(ctx, "notifications/cancelled", map[string]any{"requestId": "never-sent", "reason": "conformance probe"})
+		rr, err := env.A.NotifyRaw(ctx, wire.NotificationCancelled, map[string]any{"requestId": "never-sent", "reason": "conformance probe"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rr.StatusCode).To(Equal(http.StatusAccepted))
 		Expect(strings.TrimSpace(string(rr.Body))).To(BeEmpty())

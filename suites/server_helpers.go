@@ -14,8 +14,10 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Fixture returns the server's tool for role, after checking it is listed
@@ -67,7 +69,7 @@ func (env *ServerEnv) Args(role Role, args map[string]any) map[string]any {
 // CreateOn calls the fixture role as a task through c (ttl nil: none
 // requested) and fails the spec if no task comes back. The task is
 // cancelled at the end of the spec if still running.
-func (env *ServerEnv) CreateOn(ctx context.Context, c *client.Client, role Role, args map[string]any, ttl *int64, opts ...client.CallOption) *client.CreateTaskResult {
+func (env *ServerEnv) CreateOn(ctx context.Context, c *client.Client, role Role, args map[string]any, ttl *int64, opts ...client.CallOption) *schema.CreateTaskResult {
 	ginkgo.GinkgoHelper()
 	env.use(FeatureCore)
 	name := env.Fixture(role)
@@ -84,7 +86,7 @@ func (env *ServerEnv) CreateOn(ctx context.Context, c *client.Client, role Role,
 // CreateCall sends tc as a task through c after resolving the fixture
 // role into the tool name and the server's argument names (tc.Arguments
 // must then be a map[string]any with role argument names).
-func (env *ServerEnv) CreateCall(ctx context.Context, c *client.Client, role Role, tc client.ToolCall, opts ...client.CallOption) *client.CreateTaskResult {
+func (env *ServerEnv) CreateCall(ctx context.Context, c *client.Client, role Role, tc client.ToolCall, opts ...client.CallOption) *schema.CreateTaskResult {
 	ginkgo.GinkgoHelper()
 	env.use(FeatureCore)
 	tc.Name = env.Fixture(role)
@@ -105,13 +107,13 @@ func (env *ServerEnv) CreateCall(ctx context.Context, c *client.Client, role Rol
 }
 
 // Create is CreateOn with identity A's client.
-func (env *ServerEnv) Create(ctx context.Context, role Role, args map[string]any) *client.CreateTaskResult {
+func (env *ServerEnv) Create(ctx context.Context, role Role, args map[string]any) *schema.CreateTaskResult {
 	ginkgo.GinkgoHelper()
 	return env.CreateOn(ctx, env.A, role, args, nil)
 }
 
 // Sleep creates a sleep fixture task of ms milliseconds.
-func (env *ServerEnv) Sleep(ctx context.Context, ms int) *client.CreateTaskResult {
+func (env *ServerEnv) Sleep(ctx context.Context, ms int) *schema.CreateTaskResult {
 	ginkgo.GinkgoHelper()
 	return env.Create(ctx, env.TaskSleep(), map[string]any{"ms": ms})
 }
@@ -121,15 +123,15 @@ func (env *ServerEnv) Sleep(ctx context.Context, ms int) *client.CreateTaskResul
 // the task on its own at once makes the spec not-supported rather than
 // failed: the spec's own requirement cannot be judged, and the early end
 // is what TASKS-XPORT-021 and TASKS-NCANCEL-006 report.
-func (env *ServerEnv) Running(ctx context.Context, ms int) *client.CreateTaskResult {
+func (env *ServerEnv) Running(ctx context.Context, ms int) *schema.CreateTaskResult {
 	ginkgo.GinkgoHelper()
 	created := env.Sleep(ctx, ms)
 	t, err := env.A.GetTask(ctx, created.Task.TaskID)
 	checkCall(err, "tasks/get %s", created.Task.TaskID)
-	env.checkTask(t, "tasks/get")
+	env.checkTask(&t.Task, wire.MethodTasksGet)
 	if t.Terminal() {
 		NotSupported("the server ended a %d ms task on its own right after creating it (status %s, %q); this spec needs a task that keeps running",
-			ms, t.Status, t.StatusMessage)
+			ms, t.Status, t.Message())
 	}
 	return created
 }
@@ -143,7 +145,7 @@ func (env *ServerEnv) cancelOK(ctx context.Context, err error, id, what string) 
 	if code, ok := client.ErrorCode(err); ok && code == -32602 {
 		if t, gerr := env.A.GetTask(ctx, id); gerr == nil && t.Terminal() {
 			NotSupported("the task was already %s (%q) when %s tried to cancel it; this spec needs a task that keeps running",
-				t.Status, t.StatusMessage, what)
+				t.Status, t.Message(), what)
 		}
 	}
 	checkCall(err, "%s", what)
@@ -155,9 +157,9 @@ func (env *ServerEnv) cancelOK(ctx context.Context, err error, id, what string) 
 func (env *ServerEnv) TaskSleep() Role {
 	ginkgo.GinkgoHelper()
 	for _, role := range []Role{FixtureSleep, FixtureSleepRequired} {
-		want := "optional"
+		want := schema.ToolExecutionTaskSupportOptional
 		if role == FixtureSleepRequired {
-			want = "required"
+			want = schema.ToolExecutionTaskSupportRequired
 		}
 		if t, ok := env.Tools[env.Config.ToolName(role)]; ok && env.Config.ToolName(role) != "" && t.TaskSupport() == want {
 			return role
@@ -170,19 +172,19 @@ func (env *ServerEnv) TaskSleep() Role {
 // AwaitOn polls tasks/get through c until the task is terminal, honouring
 // the server's pollInterval, within the configured task timeout. seen
 // receives every polled state.
-func (env *ServerEnv) AwaitOn(ctx context.Context, c *client.Client, id string, seen func(*client.Task)) *client.Task {
+func (env *ServerEnv) AwaitOn(ctx context.Context, c *client.Client, id string, seen func(*schema.GetTaskResult)) *schema.GetTaskResult {
 	ginkgo.GinkgoHelper()
 	wctx, cancel := context.WithTimeout(ctx, env.Config.TaskTimeout)
 	defer cancel()
-	t, err := c.WaitTerminal(wctx, id, 10*time.Millisecond, env.Config.MaxPoll, func(t *client.Task) {
-		env.checkTask(t, "tasks/get")
+	t, err := c.WaitTerminal(wctx, id, 10*time.Millisecond, env.Config.MaxPoll, func(t *schema.GetTaskResult) {
+		env.checkTask(&t.Task, wire.MethodTasksGet)
 		if seen != nil {
 			seen(t)
 		}
 	})
 	if err != nil && ctx.Err() == nil && wctx.Err() != nil && t != nil {
 		env.failf("task %s was still %s (statusMessage %q) when the %s task timeout ran out",
-			id, t.Status, t.StatusMessage, env.Config.TaskTimeout)
+			id, t.Status, t.Message(), env.Config.TaskTimeout)
 	}
 	checkCall(err, "waiting for task %s to finish", id)
 	return t
@@ -190,33 +192,33 @@ func (env *ServerEnv) AwaitOn(ctx context.Context, c *client.Client, id string, 
 
 // AwaitCompleted waits for a task nobody cancels to end and fails the spec
 // unless it completed, so later checks of its result are not misread.
-func (env *ServerEnv) AwaitCompleted(ctx context.Context, c *client.Client, id string) *client.Task {
+func (env *ServerEnv) AwaitCompleted(ctx context.Context, c *client.Client, id string) *schema.GetTaskResult {
 	ginkgo.GinkgoHelper()
 	t := env.AwaitOn(ctx, c, id, nil)
 	if t.Status != "completed" {
 		// The spec needs a completed task to judge its result; an early
 		// end is reported by TASKS-XPORT-021 and TASKS-NCANCEL-006.
 		NotSupported("the sleep task ended %s (statusMessage %q) although nothing asked it to stop; this spec needs a completed task",
-			t.Status, t.StatusMessage)
+			t.Status, t.Message())
 	}
 	return t
 }
 
 // Await is AwaitOn with identity A's client.
-func (env *ServerEnv) Await(ctx context.Context, id string) *client.Task {
+func (env *ServerEnv) Await(ctx context.Context, id string) *schema.GetTaskResult {
 	ginkgo.GinkgoHelper()
 	return env.AwaitOn(ctx, env.A, id, nil)
 }
 
 // PollUntil polls tasks/get until cond holds or the task is terminal, and
 // returns the last state.
-func (env *ServerEnv) PollUntil(ctx context.Context, c *client.Client, id string, cond func(*client.Task) bool) *client.Task {
+func (env *ServerEnv) PollUntil(ctx context.Context, c *client.Client, id string, cond func(*schema.GetTaskResult) bool) *schema.GetTaskResult {
 	ginkgo.GinkgoHelper()
 	deadline := time.Now().Add(env.Config.TaskTimeout)
 	for {
 		t, err := c.GetTask(ctx, id)
 		checkCall(err, "tasks/get %s", id)
-		env.checkTask(t, "tasks/get")
+		env.checkTask(&t.Task, wire.MethodTasksGet)
 		if cond(t) || t.Terminal() || time.Now().After(deadline) {
 			return t
 		}
@@ -253,10 +255,10 @@ func checkCall(err error, format string, args ...any) {
 // malformedJudge names, per method, the requirement under which an answer
 // the client cannot even decode is judged.
 var malformedJudge = map[string]string{
-	"tools/call":   "TASKS-WIRE-CREATE-001",
-	"tasks/get":    "TASKS-WIRE-GET-001",
-	"tasks/cancel": "TASKS-WIRE-CANCEL-001",
-	"tasks/list":   "TASKS-WIRE-LIST-001",
+	wire.MethodToolsCall:   "TASKS-WIRE-CREATE-001",
+	wire.MethodTasksGet:    "TASKS-WIRE-GET-001",
+	wire.MethodTasksCancel: "TASKS-WIRE-CANCEL-001",
+	wire.MethodTasksList:   "TASKS-WIRE-LIST-001",
 }
 
 // judgedUnder fails the running spec if it judges reqID, and otherwise
@@ -326,7 +328,7 @@ func (env *ServerEnv) brokenBy(reqID, format string, args ...any) {
 // timestamp. Waiting loops call it on every state they see, so such a
 // server fails fast instead of keeping each spec waiting for a terminal
 // status that will never be recognised.
-func (env *ServerEnv) checkTask(t *client.Task, where string) {
+func (env *ServerEnv) checkTask(t *schema.Task, where string) {
 	ginkgo.GinkgoHelper()
 	if !tasks.Status(t.Status).Valid() {
 		env.brokenBy("TASKS-WIRE-STATUS-001", "%s: task %s has status %q, which is none of working, input_required, completed, failed, cancelled", where, t.TaskID, t.Status)
@@ -337,7 +339,7 @@ func (env *ServerEnv) checkTask(t *client.Task, where string) {
 // taskTimes checks that a task's timestamps are RFC 3339 and ordered and
 // returns them. An unreadable createdAt is a breach of TASKS-TTL-001, an
 // unreadable or earlier lastUpdatedAt one of TASKS-TTL-002.
-func (env *ServerEnv) taskTimes(t *client.Task, where string) (created, updated time.Time) {
+func (env *ServerEnv) taskTimes(t *schema.Task, where string) (created, updated time.Time) {
 	ginkgo.GinkgoHelper()
 	var err error
 	created, err = time.Parse(time.RFC3339Nano, t.CreatedAt)

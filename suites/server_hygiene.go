@@ -9,7 +9,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Specs for requirements the other areas touched only in passing: request
@@ -17,7 +19,7 @@ import (
 // cancellation notifications that name nothing cancellable.
 var _ = describeServer("Session hygiene", "transport", func(env *ServerEnv) {
 	env.It("answers a request that carries no MCP-Protocol-Version header", "TASKS-XPORT-046", func(ctx SpecContext) {
-		_, err := env.A.Call(ctx, "ping", nil, client.WithCallHeader(client.HeaderProtocolVersion, ""))
+		_, err := env.A.Call(ctx, wire.MethodPing, nil, client.WithCallHeader(client.HeaderProtocolVersion, ""))
 		var he *client.HTTPError
 		if errors.As(err, &he) {
 			env.failf("ping without an MCP-Protocol-Version header was refused with HTTP %d; without the header the server should assume the 2025-03-26 revision, in which ping exists", he.StatusCode)
@@ -51,7 +53,7 @@ var _ = describeServer("Session hygiene", "transport", func(env *ServerEnv) {
 			"a malformed requestId": map[string]any{"requestId": map[string]any{"not": "an id"}},
 			"no requestId at all":   map[string]any{"reason": "probe"},
 		} {
-			rr, err := env.A.NotifyRaw(ctx, "notifications/cancelled", params)
+			rr, err := env.A.NotifyRaw(ctx, wire.NotificationCancelled, params)
 			var he *client.HTTPError
 			if errors.As(err, &he) && he.StatusCode >= 500 {
 				env.failf("notifications/cancelled with %s broke the server: HTTP %d", what, he.StatusCode)
@@ -61,11 +63,11 @@ var _ = describeServer("Session hygiene", "transport", func(env *ServerEnv) {
 					"notifications/cancelled with %s was answered with a JSON-RPC error", what)
 			}
 		}
-		_, err := env.A.Call(ctx, "ping", nil)
+		_, err := env.A.Call(ctx, wire.MethodPing, nil)
 		Expect(err).NotTo(HaveOccurred(), "ping after the invalid cancellation notifications")
 		t, err := env.A.GetTask(ctx, running.Task.TaskID)
 		checkCall(err, "tasks/get %s", running.Task.TaskID)
-		Expect(t.Status).NotTo(Equal("cancelled"), "an invalid cancellation notification cancelled an unrelated task")
+		Expect(t.Status).NotTo(Equal(schema.TaskStatusCancelled), "an invalid cancellation notification cancelled an unrelated task")
 	})
 })
 

@@ -11,7 +11,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // inputRun is what happened while running the input fixture as a task.
@@ -21,7 +23,7 @@ type inputRun struct {
 	elicitations []*client.Message // elicitation/create requests received
 	payload      json.RawMessage   // tasks/result payload
 	resultErr    error
-	final        *client.Task
+	final        *schema.GetTaskResult
 	statuses     []string
 }
 
@@ -44,7 +46,7 @@ func runInput(ctx SpecContext, env *ServerEnv) *inputRun {
 	seen := make(chan struct{})
 	markSeen := func() { seenOnce.Do(func() { close(seen) }) }
 	handler := func(hctx context.Context, req *client.Message) (any, error) {
-		if req.Method == "elicitation/create" {
+		if req.Method == wire.MethodElicitationCreate {
 			mu.Lock()
 			run.elicitations = append(run.elicitations, req)
 			mu.Unlock()
@@ -76,7 +78,7 @@ func runInput(ctx SpecContext, env *ServerEnv) *inputRun {
 		p, err := c.Result(ctx, run.taskID)
 		resCh <- outcome{p, err}
 	}()
-	t := env.PollUntil(ctx, c, run.taskID, func(t *client.Task) bool { return t.Status == "input_required" })
+	t := env.PollUntil(ctx, c, run.taskID, func(t *schema.GetTaskResult) bool { return t.Status == "input_required" })
 	if t.Status == "input_required" {
 		run.sawInput = true
 	}
@@ -88,7 +90,7 @@ func runInput(ctx SpecContext, env *ServerEnv) *inputRun {
 		res.err = fmt.Errorf("tasks/result did not return within %s", env.Config.TaskTimeout)
 	}
 	run.payload, run.resultErr = res.payload, res.err
-	run.final = env.AwaitOn(ctx, c, run.taskID, func(t *client.Task) { run.statuses = append(run.statuses, t.Status) })
+	run.final = env.AwaitOn(ctx, c, run.taskID, func(t *schema.GetTaskResult) { run.statuses = append(run.statuses, string(t.Status)) })
 	mu.Lock()
 	defer mu.Unlock()
 	AddReportEntry("elicitations received", len(run.elicitations), ReportEntryVisibilityFailureOrVerbose)
@@ -131,7 +133,7 @@ var _ = describeServer("Input required", "input", func(env *ServerEnv) {
 	env.It("resumes and completes the task once the input is answered", "TASKS-INPUT-006", func(ctx SpecContext) {
 		run := runInput(ctx, env)
 		Expect(run.resultErr).NotTo(HaveOccurred(), "tasks/result after answering the elicitation")
-		Expect(run.final.Status).To(Equal("completed"))
+		Expect(run.final.Status).To(Equal(schema.TaskStatusCompleted))
 	})
 
 	env.It("leaves input_required only for working or a terminal status", "TASKS-LIFE-004", func(ctx SpecContext) {

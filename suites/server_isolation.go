@@ -9,7 +9,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 var _ = describeServer("Isolation between identities", "isolation", func(env *ServerEnv) {
@@ -40,7 +42,7 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 		}
 		t, err := env.A.GetTask(ctx, id)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(t.Status).NotTo(Equal("cancelled"), "identity B's tasks/cancel cancelled identity A's task")
+		Expect(t.Status).NotTo(Equal(schema.TaskStatusCancelled), "identity B's tasks/cancel cancelled identity A's task")
 	})
 
 	env.It("lists only the caller's own tasks", "TASKS-SEC-007", func(ctx SpecContext) {
@@ -131,7 +133,7 @@ var _ = describeServer("Isolation between identities", "isolation", func(env *Se
 			leaked []string
 		)
 		b := env.Connect(ctx, env.Config.URLs[0], env.Config.HeadersB, client.WithObserver(func(m *client.Message) {
-			if m.Direction == client.Received && m.Method == "elicitation/create" {
+			if m.Direction == client.Received && m.Method == wire.MethodElicitationCreate {
 				mu.Lock()
 				leaked = append(leaked, string(m.Raw))
 				mu.Unlock()

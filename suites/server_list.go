@@ -9,7 +9,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/schema"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // listTasksCount is how many tasks the pagination specs create: enough to
@@ -56,10 +57,10 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 			for _, t := range res.Tasks {
 				seen[t.TaskID]++
 			}
-			if res.NextCursor == "" {
+			if res.Next() == "" {
 				break
 			}
-			cursor = res.NextCursor
+			cursor = res.Next()
 		}
 		for id := range ids {
 			Expect(seen).To(HaveKey(id), "task %s never appeared in tasks/list before the last page", id)
@@ -73,7 +74,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 		createMany(ctx, longListCount)
 		res, err := env.A.ListTasks(ctx, "")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(res.NextCursor).NotTo(BeEmpty(), "%d tasks came back in a single page", len(res.Tasks))
+		Expect(res.Next()).NotTo(BeEmpty(), "%d tasks came back in a single page", len(res.Tasks))
 	})
 
 	env.It("lists every task that tasks/get can read", "TASKS-LIST-004", func(ctx SpecContext) {
@@ -83,7 +84,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 			checkCall(err, "tasks/get %s", id)
 		}
 		all, err := env.A.ListAllTasks(ctx, 1000)
-		checkCall(err, "tasks/list")
+		checkCall(err, wire.MethodTasksList)
 		listed := map[string]bool{}
 		for _, t := range all {
 			listed[t.TaskID] = true
@@ -111,7 +112,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 		for _, bogus := range made {
 			res, err := env.A.ListTasks(ctx, bogus)
 			if err == nil {
-				env.failf("tasks/list with the cursor %q, which the server never issued, was served with a page of %d tasks (nextCursor %q) instead of error -32602", bogus, len(res.Tasks), res.NextCursor)
+				env.failf("tasks/list with the cursor %q, which the server never issued, was served with a page of %d tasks (nextCursor %q) instead of error -32602", bogus, len(res.Tasks), res.Next())
 			}
 			ExpectRPCError(err, -32602, "tasks/list with the made-up cursor "+bogus)
 		}
@@ -126,19 +127,19 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 			for i := 0; i < listTasksCount; i++ {
 				env.CreateOn(ctx, b, env.TaskSleep(), map[string]any{"ms": 0}, nil)
 			}
-			if page, err := b.ListTasks(ctx, ""); err == nil && page.NextCursor != "" {
-				foreign = append(foreign, page.NextCursor)
+			if page, err := b.ListTasks(ctx, ""); err == nil && page.Next() != "" {
+				foreign = append(foreign, page.Next())
 			}
 		}
 		createMany(ctx, listTasksCount)
 		first, err := env.A.ListTasks(ctx, "")
-		checkCall(err, "tasks/list")
+		checkCall(err, wire.MethodTasksList)
 		tried := map[string]string{}
 		for _, c := range foreign {
 			tried[c] = "a cursor issued to identity B"
 		}
-		if first.NextCursor != "" {
-			for _, c := range tamper(first.NextCursor) {
+		if first.Next() != "" {
+			for _, c := range tamper(first.Next()) {
 				tried[c] = "a real cursor with one character changed"
 			}
 		}
@@ -148,7 +149,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 				ExpectRPCError(err, -32602, "tasks/list with "+what)
 				continue
 			}
-			if len(res.Tasks) == 0 && res.NextCursor == "" {
+			if len(res.Tasks) == 0 && res.Next() == "" {
 				env.failf("tasks/list with %s (%q) was served with an empty last page instead of error -32602, although tasks follow that position", what, c)
 			}
 			AddReportEntry("cursor accepted as a position", fmt.Sprintf("%s (%q): %d tasks", what, c, len(res.Tasks)), ReportEntryVisibilityFailureOrVerbose)
@@ -157,7 +158,7 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 
 	env.It("returns the tasks array of Task objects", "TASKS-WIRE-LIST-001", func(ctx SpecContext) {
 		env.Sleep(ctx, 0)
-		raw, err := env.A.Call(ctx, "tasks/list", nil)
+		raw, err := env.A.Call(ctx, wire.MethodTasksList, nil)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(raw).To(ConformTo("ListTasksResult"))
 		var res struct {
@@ -170,12 +171,12 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 
 	env.It("accepts tasks/list without params and with empty params alike", "TASKS-WIRE-LISTREQ-001", func(ctx SpecContext) {
 		env.Sleep(ctx, 0)
-		a, err := env.A.Call(ctx, "tasks/list", nil)
+		a, err := env.A.Call(ctx, wire.MethodTasksList, nil)
 		Expect(err).NotTo(HaveOccurred(), "tasks/list without params")
-		b, err := env.A.Call(ctx, "tasks/list", map[string]any{})
+		b, err := env.A.Call(ctx, wire.MethodTasksList, map[string]any{})
 		Expect(err).NotTo(HaveOccurred(), "tasks/list with {}")
 		ids := func(raw json.RawMessage) []string {
-			var res client.ListTasksResult
+			var res schema.ListTasksResult
 			Expect(json.Unmarshal(raw, &res)).To(Succeed())
 			var out []string
 			for _, t := range res.Tasks {
@@ -190,19 +191,19 @@ var _ = describeServer("Listing with tasks/list", "list", func(env *ServerEnv) {
 		createMany(ctx, listTasksCount)
 		first, err := env.A.ListTasks(ctx, "")
 		Expect(err).NotTo(HaveOccurred())
-		if first.NextCursor == "" {
+		if first.Next() == "" {
 			NotSupported("all %d tasks fit in one page, so no cursor could be reused", len(first.Tasks))
 		}
-		ids := func(r *client.ListTasksResult) []string {
+		ids := func(r *schema.ListTasksResult) []string {
 			var out []string
 			for _, t := range r.Tasks {
 				out = append(out, t.TaskID)
 			}
 			return out
 		}
-		p1, err := env.A.ListTasks(ctx, first.NextCursor)
+		p1, err := env.A.ListTasks(ctx, first.Next())
 		Expect(err).NotTo(HaveOccurred())
-		p2, err := env.A.ListTasks(ctx, first.NextCursor)
+		p2, err := env.A.ListTasks(ctx, first.Next())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ids(p2)).To(Equal(ids(p1)), "the same cursor gave two different pages")
 	})

@@ -4,6 +4,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
@@ -45,10 +46,10 @@ var _ = describeServer("Several instances on one store", "multi-instance", func(
 		created := env.Running(ctx, 3000)
 		t, err := b.CancelTask(ctx, created.Task.TaskID)
 		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel on the second instance")
-		Expect(t.Status).To(Equal("cancelled"))
+		Expect(t.Status).To(Equal(schema.TaskStatusCancelled))
 		got, err := env.A.GetTask(ctx, created.Task.TaskID)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(got.Status).To(Equal("cancelled"), "the first instance does not see the cancellation")
+		Expect(got.Status).To(Equal(schema.TaskStatusCancelled), "the first instance does not see the cancellation")
 	})
 
 	env.It("delivers through another instance the result of a task running on the first", "MCPT-MULTI-004", func(ctx SpecContext) {

@@ -7,7 +7,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // statusNotifications runs a short task with the GET stream open and
@@ -22,12 +24,12 @@ func statusNotifications(ctx SpecContext, env *ServerEnv) (string, []*client.Mes
 	created := env.Sleep(ctx, 100)
 	env.Await(ctx, created.Task.TaskID)
 	if _, err := env.A.Result(ctx, created.Task.TaskID); err != nil {
-		AddReportEntry("tasks/result", err.Error(), ReportEntryVisibilityFailureOrVerbose)
+		AddReportEntry(wire.MethodTasksResult, err.Error(), ReportEntryVisibilityFailureOrVerbose)
 	}
 	time.Sleep(env.scaled(150 * time.Millisecond))
 	var out []*client.Message
 	for _, n := range env.A.Notifications() {
-		if n.Method != "notifications/tasks/status" {
+		if n.Method != wire.NotificationTaskStatus {
 			continue
 		}
 		var p struct {
@@ -47,10 +49,10 @@ var _ = describeServer("Status notifications", "notifications", func(env *Server
 		id, ns := statusNotifications(ctx, env)
 		for _, n := range ns {
 			Expect(n.ID).To(BeEmpty(), "a notification carries an id")
-			var t client.Task
+			var t schema.Task
 			Expect(json.Unmarshal(n.Params(), &t)).To(Succeed())
 			Expect(t.TaskID).To(Equal(id))
-			env.taskTimes(&t, "notifications/tasks/status")
+			env.taskTimes(&t, wire.NotificationTaskStatus)
 		}
 	})
 
@@ -65,7 +67,7 @@ var _ = describeServer("Status notifications", "notifications", func(env *Server
 		_, _ = statusNotifications(ctx, env)
 		var all []*client.Message
 		for _, n := range env.Messages() {
-			if n.Method == "notifications/tasks/status" {
+			if n.Method == wire.NotificationTaskStatus {
 				all = append(all, n)
 			}
 		}

@@ -10,8 +10,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // answerTimeout bounds calls that must be answered at once (not blocking
@@ -27,7 +29,7 @@ const clockDrift = 30 * time.Second
 var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 	env.It("returns the task flat in the tasks/get result", "TASKS-WIRE-GET-001", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 0)
-		raw, err := env.A.Call(ctx, "tasks/get", map[string]string{"taskId": created.Task.TaskID})
+		raw, err := env.A.Call(ctx, wire.MethodTasksGet, map[string]string{"taskId": created.Task.TaskID})
 		Expect(err).NotTo(HaveOccurred())
 		obj := rawTaskMembers(raw, false)
 		Expect(obj).NotTo(HaveKey("task"), "tasks/get wraps the task")
@@ -39,17 +41,17 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 	env.It("includes the ttl in force, or null, in every tasks/get result", "TASKS-TTL-004", func(ctx SpecContext) {
 		for _, ttl := range []*int64{nil, ptr(int64(60000))} {
 			created := env.CreateOn(ctx, env.A, env.TaskSleep(), map[string]any{"ms": 0}, ttl)
-			raw, err := env.A.Call(ctx, "tasks/get", map[string]string{"taskId": created.Task.TaskID})
+			raw, err := env.A.Call(ctx, wire.MethodTasksGet, map[string]string{"taskId": created.Task.TaskID})
 			Expect(err).NotTo(HaveOccurred())
-			expectTTLMember(rawTaskMembers(raw, false), "tasks/get")
+			expectTTLMember(rawTaskMembers(raw, false), wire.MethodTasksGet)
 		}
 	})
 
 	env.It("keeps lastUpdatedAt in RFC 3339, never before createdAt and never going back", "TASKS-TTL-002", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 300)
 		var last time.Time
-		env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *client.Task) {
-			_, updated := env.taskTimes(t, "tasks/get")
+		env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *schema.GetTaskResult) {
+			_, updated := env.taskTimes(&t.Task, wire.MethodTasksGet)
 			Expect(updated.Before(last)).To(BeFalse(), "lastUpdatedAt went back from %s to %s", last.Format(time.RFC3339Nano), t.LastUpdatedAt)
 			last = updated
 		})
@@ -63,19 +65,19 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		if d := createdAt.Sub(before); d > clockDrift || d < -clockDrift {
 			NotSupported("createdAt %s is %s away from the harness clock, so lastUpdatedAt cannot be checked against it (judged under TASKS-TTL-001)", created.Task.CreatedAt, d.Round(time.Millisecond))
 		}
-		var working *client.Task
-		final := env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *client.Task) {
+		var working *schema.GetTaskResult
+		final := env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *schema.GetTaskResult) {
 			if t.Status == "working" {
 				working = t
 			}
 		})
 		if final.Status != "completed" {
-			NotSupported("the %d ms task ended %s (%q) on its own; this spec needs it to complete", ms, final.Status, final.StatusMessage)
+			NotSupported("the %d ms task ended %s (%q) on its own; this spec needs it to complete", ms, final.Status, final.Message())
 		}
-		_, finalUpdated := env.taskTimes(final, "tasks/get")
+		_, finalUpdated := env.taskTimes(&final.Task, wire.MethodTasksGet)
 		ref := createdAt
 		if working != nil {
-			_, ref = env.taskTimes(working, "tasks/get")
+			_, ref = env.taskTimes(&working.Task, wire.MethodTasksGet)
 		}
 		Expect(finalUpdated.After(ref)).To(BeTrue(),
 			"the task went from working to completed but lastUpdatedAt stayed at %s (createdAt %s)", final.LastUpdatedAt, final.CreatedAt)
@@ -93,7 +95,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		created := env.Sleep(ctx, 300)
 		prev := tasks.Status(created.Task.Status)
 		Expect(prev.Valid()).To(BeTrue(), "unknown status %q", prev)
-		env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *client.Task) {
+		env.AwaitOn(ctx, env.A, created.Task.TaskID, func(t *schema.GetTaskResult) {
 			cur := tasks.Status(t.Status)
 			Expect(cur.Valid()).To(BeTrue(), "unknown status %q", cur)
 			if cur != prev {
@@ -120,7 +122,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 
 	env.It("suggests pollInterval, when it does, as a non-negative integer", "TASKS-TTL-006", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 0)
-		raw, err := env.A.Call(ctx, "tasks/get", map[string]string{"taskId": created.Task.TaskID})
+		raw, err := env.A.Call(ctx, wire.MethodTasksGet, map[string]string{"taskId": created.Task.TaskID})
 		Expect(err).NotTo(HaveOccurred())
 		obj := rawTaskMembers(raw, false)
 		if pi, ok := obj["pollInterval"]; ok {
@@ -132,18 +134,18 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 
 	env.It("leaves related-task metadata out of tasks/get, tasks/list and tasks/cancel results", "TASKS-META-006", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 0)
-		raw, err := env.A.Call(ctx, "tasks/get", map[string]string{"taskId": created.Task.TaskID})
+		raw, err := env.A.Call(ctx, wire.MethodTasksGet, map[string]string{"taskId": created.Task.TaskID})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(hasRelatedTask(raw)).To(BeFalse(), "tasks/get result carries related-task metadata")
 		if env.Has(FeatureList) {
-			raw, err := env.A.Call(ctx, "tasks/list", nil)
+			raw, err := env.A.Call(ctx, wire.MethodTasksList, nil)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(hasRelatedTask(raw)).To(BeFalse(), "tasks/list result carries related-task metadata")
 		}
 		if env.Has(FeatureCancel) {
 			slow := env.Running(ctx, 5000)
-			raw, err := env.A.Call(ctx, "tasks/cancel", map[string]string{"taskId": slow.Task.TaskID})
-			env.cancelOK(ctx, err, slow.Task.TaskID, "tasks/cancel")
+			raw, err := env.A.Call(ctx, wire.MethodTasksCancel, map[string]string{"taskId": slow.Task.TaskID})
+			env.cancelOK(ctx, err, slow.Task.TaskID, wire.MethodTasksCancel)
 			Expect(hasRelatedTask(raw)).To(BeFalse(), "tasks/cancel result carries related-task metadata")
 		}
 	})
@@ -152,12 +154,12 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		created := env.Sleep(ctx, 0)
 		cctx, cancel := context.WithTimeout(ctx, env.scaled(answerTimeout))
 		defer cancel()
-		raw, err := env.A.Call(cctx, "tasks/get", map[string]any{
+		raw, err := env.A.Call(cctx, wire.MethodTasksGet, map[string]any{
 			"taskId": created.Task.TaskID,
-			"_meta":  map[string]any{client.RelatedTaskKey: map[string]string{"taskId": "mcptasks-no-such-task"}},
+			"_meta":  map[string]any{wire.MetaRelatedTask: map[string]string{"taskId": "mcptasks-no-such-task"}},
 		})
 		Expect(err).NotTo(HaveOccurred(), "tasks/get with misleading related-task metadata")
-		var t client.Task
+		var t schema.Task
 		Expect(json.Unmarshal(raw, &t)).To(Succeed())
 		Expect(t.TaskID).To(Equal(created.Task.TaskID))
 		// Metadata naming another real task must not change where the
@@ -165,9 +167,9 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		other := env.Sleep(ctx, 0)
 		octx, ocancel := context.WithTimeout(ctx, env.scaled(answerTimeout))
 		defer ocancel()
-		_, err = env.A.Call(octx, "tasks/get", map[string]any{
+		_, err = env.A.Call(octx, wire.MethodTasksGet, map[string]any{
 			"taskId": created.Task.TaskID,
-			"_meta":  map[string]any{client.RelatedTaskKey: map[string]string{"taskId": other.Task.TaskID}},
+			"_meta":  map[string]any{wire.MetaRelatedTask: map[string]string{"taskId": other.Task.TaskID}},
 		})
 		checkCall(err, "tasks/get with related-task metadata naming another task was not answered on its own stream (waited at most %s): "+
 			"the metadata decided where the answer went instead of being ignored", answerTimeout)
@@ -178,9 +180,9 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		b := env.Sleep(ctx, 0)
 		cctx, cancel := context.WithTimeout(ctx, env.scaled(answerTimeout))
 		defer cancel()
-		raw, err := env.A.Call(cctx, "tasks/get", map[string]any{
+		raw, err := env.A.Call(cctx, wire.MethodTasksGet, map[string]any{
 			"taskId": a.Task.TaskID,
-			"_meta":  map[string]any{client.RelatedTaskKey: map[string]string{"taskId": b.Task.TaskID}},
+			"_meta":  map[string]any{wire.MetaRelatedTask: map[string]string{"taskId": b.Task.TaskID}},
 		})
 		var rpc *client.RPCError
 		if err != nil && !errors.As(err, &rpc) && !connectionLost(err) {
@@ -191,7 +193,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 				"a server that lets the metadata decide where the answer goes is judged by TASKS-META-005", err)
 		}
 		checkCall(err, "tasks/get with related-task metadata naming another task")
-		var t client.Task
+		var t schema.Task
 		Expect(json.Unmarshal(raw, &t)).To(Succeed())
 		Expect(t.TaskID).To(Equal(a.Task.TaskID), "tasks/get followed the related-task metadata instead of taskId")
 	})
@@ -203,12 +205,12 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 		time.Sleep(env.scaled(60 * time.Millisecond))
 		b := env.CreateOn(ctx, env.A, env.TaskSleep(), map[string]any{"ms": 5000}, ptr(int64(62000)))
 		for round := 0; round < 2; round++ {
-			for _, want := range []*client.CreateTaskResult{a, b} {
+			for _, want := range []*schema.CreateTaskResult{a, b} {
 				got, err := env.A.GetTask(ctx, want.Task.TaskID)
 				checkCall(err, "tasks/get %s", want.Task.TaskID)
 				Expect(got.TaskID).To(Equal(want.Task.TaskID), "tasks/get for %s answered with the task %s", want.Task.TaskID, got.TaskID)
 				wantAt, _ := env.taskTimes(&want.Task, "CreateTaskResult")
-				gotAt, _ := env.taskTimes(got, "tasks/get")
+				gotAt, _ := env.taskTimes(&got.Task, wire.MethodTasksGet)
 				// Timestamps without fractions of a second can only be
 				// compared to the second.
 				tol := 5 * time.Millisecond
@@ -223,7 +225,7 @@ var _ = describeServer("Polling with tasks/get", "poll", func(env *ServerEnv) {
 
 	env.It("answers tasks/get with a JSON body rather than an event stream", "TASKS-INPUT-002", func(ctx SpecContext) {
 		created := env.Sleep(ctx, 0)
-		m, err := env.A.CallMessage(ctx, "tasks/get", map[string]string{"taskId": created.Task.TaskID})
+		m, err := env.A.CallMessage(ctx, wire.MethodTasksGet, map[string]string{"taskId": created.Task.TaskID})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(strings.HasPrefix(m.ContentType, "application/json")).To(BeTrue(), "tasks/get answered with Content-Type %q", m.ContentType)
 	})

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
@@ -74,7 +75,7 @@ func parseCapabilities(initResult json.RawMessage) Capabilities {
 // probeServer connects to the first URL once, outside any spec, and returns the
 // server's capabilities and tool list. cmd/conformance uses it to tell an
 // unreachable server (a harness error) from a failing one.
-func probeServer(ctx context.Context, cfg ServerConfig) (*client.InitializeResult, Capabilities, []client.Tool, error) {
+func probeServer(ctx context.Context, cfg ServerConfig) (*client.InitializeResult, Capabilities, []schema.Tool, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, Capabilities{}, nil, err

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // progressToken is the token the progress specs send.
@@ -37,7 +38,7 @@ func progressTask(ctx SpecContext, env *ServerEnv) (id string, notes []*client.M
 	terminalAt = time.Now()
 	time.Sleep(env.scaled(200 * time.Millisecond))
 	for _, n := range env.A.Notifications() {
-		if n.Method != "notifications/progress" {
+		if n.Method != wire.NotificationProgress {
 			continue
 		}
 		var p struct {
@@ -91,7 +92,7 @@ var _ = describeServer("Progress", "progress", func(env *ServerEnv) {
 	env.It("reports a task's progress only under the token of the creating request", "TASKS-PROG-005", func(ctx SpecContext) {
 		_, _, _ = progressRun(ctx, env)
 		for _, n := range env.A.Notifications() {
-			if n.Method != "notifications/progress" {
+			if n.Method != wire.NotificationProgress {
 				continue
 			}
 			var p struct {
@@ -107,7 +108,7 @@ var _ = describeServer("Progress", "progress", func(env *ServerEnv) {
 	env.It("names only progress tokens the client sent", "TASKS-PROG-007", func(ctx SpecContext) {
 		_, _, _ = progressRun(ctx, env)
 		for _, n := range env.A.Notifications() {
-			if n.Method != "notifications/progress" {
+			if n.Method != wire.NotificationProgress {
 				continue
 			}
 			var p struct {
@@ -131,7 +132,7 @@ var _ = describeServer("Progress", "progress", func(env *ServerEnv) {
 		}
 		for _, n := range after {
 			got, ok := client.RelatedTaskID(n.Params())
-			Expect(ok).To(BeTrue(), "a progress notification of task %s carries no %s metadata: %s", id, client.RelatedTaskKey, truncateRaw(n.Raw))
+			Expect(ok).To(BeTrue(), "a progress notification of task %s carries no %s metadata: %s", id, wire.MetaRelatedTask, truncateRaw(n.Raw))
 			Expect(got).To(Equal(id), "a progress notification of task %s names task %q in its related-task metadata: %s", id, got, truncateRaw(n.Raw))
 		}
 	})
@@ -140,7 +141,7 @@ var _ = describeServer("Progress", "progress", func(env *ServerEnv) {
 		_, _, _ = progressRun(ctx, env)
 		var all []*client.Message
 		for _, n := range env.Messages() {
-			if n.Method == "notifications/progress" {
+			if n.Method == wire.NotificationProgress {
 				all = append(all, n)
 			}
 		}

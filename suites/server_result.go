@@ -12,7 +12,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 var _ = describeServer("Result retrieval with tasks/result", "result", func(env *ServerEnv) {
@@ -41,7 +43,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		_, err := env.A.Result(ctx, id) // the payload's shape is TASKS-WIRE-CALLRESULT-001's rule
 		done.Store(true)
 		elapsed := time.Since(start)
-		Expect(err).NotTo(HaveOccurred(), "tasks/result")
+		Expect(err).NotTo(HaveOccurred(), wire.MethodTasksResult)
 		Expect(<-pollErr).NotTo(HaveOccurred(), "tasks/get while tasks/result was pending")
 		t, err := env.A.GetTask(ctx, id)
 		Expect(err).NotTo(HaveOccurred())
@@ -60,7 +62,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		payload, err := env.A.Result(ctx, created.Task.TaskID)
 		Expect(err).NotTo(HaveOccurred())
 		id, ok := client.RelatedTaskID(payload)
-		Expect(ok).To(BeTrue(), "tasks/result payload has no _meta[%q]: %s", client.RelatedTaskKey, payload)
+		Expect(ok).To(BeTrue(), "tasks/result payload has no _meta[%q]: %s", wire.MetaRelatedTask, payload)
 		Expect(id).To(Equal(created.Task.TaskID))
 		Expect(relatedTaskValue(payload)).To(ConformTo("RelatedTaskMetadata"))
 	})
@@ -73,7 +75,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		created := env.CreateOn(ctx, env.A, FixtureSleep, map[string]any{"ms": 10}, nil)
 		env.AwaitCompleted(ctx, env.A, created.Task.TaskID)
 		payload, err := env.A.Result(ctx, created.Task.TaskID)
-		Expect(err).NotTo(HaveOccurred(), "tasks/result")
+		Expect(err).NotTo(HaveOccurred(), wire.MethodTasksResult)
 		Expect(withoutMeta(payload)).To(MatchJSON(withoutMeta(plain)), "tasks/result differs from the plain call's result (ignoring _meta)")
 	})
 
@@ -103,7 +105,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 			// tool, and that early end is judged by TASKS-XPORT-021.
 			if t, gerr := env.A.GetTask(ctx, created.Task.TaskID); gerr == nil && t.Status == "cancelled" {
 				NotSupported("the task ended cancelled on its own (statusMessage %q; the harness never cancelled it), so it holds no outcome "+
-					"of the tool to compare with the plain call's error; the early end is judged by TASKS-XPORT-021", t.StatusMessage)
+					"of the tool to compare with the plain call's error; the early end is judged by TASKS-XPORT-021", t.Message())
 			}
 		}
 		Expect(errors.As(err, &got)).To(BeTrue(), "tasks/result should return the JSON-RPC error %d %q that the plain call gave, but %s",
@@ -123,7 +125,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		final := env.Await(ctx, created.Task.TaskID)
 		if final.Status == "cancelled" {
 			NotSupported("the isError tool task ended cancelled on its own (statusMessage %q; the harness never cancelled it), "+
-				"so it holds no outcome of the tool; the early end is judged by TASKS-XPORT-021", final.StatusMessage)
+				"so it holds no outcome of the tool; the early end is judged by TASKS-XPORT-021", final.Message())
 		}
 		payload, err := env.A.Result(ctx, created.Task.TaskID)
 		var rpc *client.RPCError
@@ -157,15 +159,15 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		final := env.Await(ctx, created.Task.TaskID)
 		if final.Status == "cancelled" {
 			NotSupported("the isError tool task ended cancelled on its own (statusMessage %q; the harness never cancelled it); "+
-				"the early end is judged by TASKS-XPORT-021", final.StatusMessage)
+				"the early end is judged by TASKS-XPORT-021", final.Message())
 		}
-		Expect(final.Status).To(Equal("failed"), "the task of a tool whose result has isError ended %s", final.Status)
+		Expect(final.Status).To(Equal(schema.TaskStatusFailed), "the task of a tool whose result has isError ended %s", final.Status)
 	})
 
 	env.ItNeeding("answers tasks/result for a cancelled task with some final outcome", "TASKS-RESULT-003", []Feature{FeatureCancel}, func(ctx SpecContext) {
 		created := env.Running(ctx, 5000)
 		_, err := env.A.CancelTask(ctx, created.Task.TaskID)
-		env.cancelOK(ctx, err, created.Task.TaskID, "tasks/cancel")
+		env.cancelOK(ctx, err, created.Task.TaskID, wire.MethodTasksCancel)
 		rctx, cancel := context.WithTimeout(ctx, env.Config.TaskTimeout)
 		defer cancel()
 		payload, err := env.A.Result(rctx, created.Task.TaskID)
@@ -200,7 +202,7 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 				seen = append(seen, fmt.Sprintf("the %s task ended %s", role, final.Status))
 				continue
 			}
-			Expect(strings.TrimSpace(final.StatusMessage)).NotTo(BeEmpty(), "the %s task ended failed without a statusMessage", role)
+			Expect(strings.TrimSpace(final.Message())).NotTo(BeEmpty(), "the %s task ended failed without a statusMessage", role)
 			return
 		}
 		NotSupported("no fixture task ended failed (%s); this spec needs a failed task", strings.Join(seen, "; "))
@@ -257,5 +259,5 @@ func relatedTaskValue(obj json.RawMessage) json.RawMessage {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	_ = json.Unmarshal(obj, &v)
-	return v.Meta[client.RelatedTaskKey]
+	return v.Meta[wire.MetaRelatedTask]
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
@@ -196,7 +197,7 @@ func (env *ServerEnv) newStdioClient(headers http.Header, opts []client.Option) 
 
 // probeStdio is probeServer for a command: it starts one process, runs the
 // handshake and tools/list, and ends the process.
-func probeStdio(ctx context.Context, cfg ServerConfig) (*client.InitializeResult, Capabilities, []client.Tool, error) {
+func probeStdio(ctx context.Context, cfg ServerConfig) (*client.InitializeResult, Capabilities, []schema.Tool, error) {
 	p, err := startCommand(ctx, cfg.Command)
 	if err != nil {
 		return nil, Capabilities{}, nil, err

@@ -7,14 +7,17 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 	env.It("lists tools whose execution.taskSupport is forbidden, optional or required", "TASKS-WIRE-TOOLEXEC-001", func(ctx SpecContext) {
 		Expect(env.Tools).NotTo(BeEmpty(), "tools/list returned no tools")
 		for name, t := range env.Tools {
-			Expect([]string{"forbidden", "optional", "required"}).To(ContainElement(t.TaskSupport()),
+			Expect(t.TaskSupport()).To(BeElementOf(schema.ToolExecutionTaskSupportForbidden,
+				schema.ToolExecutionTaskSupportOptional, schema.ToolExecutionTaskSupportRequired),
 				"tool %q has execution.taskSupport %q", name, t.TaskSupport())
 		}
 	})
@@ -34,7 +37,7 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 
 	env.It("refuses a task-augmented call to a tool without task support with -32601", "TASKS-TOOLNEG-003", func(ctx SpecContext) {
 		name := env.Fixture(FixtureForbidden)
-		res, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: env.Args(FixtureForbidden, map[string]any{}), Task: &client.TaskParams{}}.Params())
+		res, err := env.A.Call(ctx, wire.MethodToolsCall, client.ToolCall{Name: name, Arguments: env.Args(FixtureForbidden, map[string]any{}), Task: &client.TaskParams{}}.Params())
 		Expect(err).To(HaveOccurred(), "a task-augmented call to %q (no task support) was accepted: %s", name, res)
 		ExpectRPCError(err, -32601, "task-augmented call to a forbidden tool")
 	})
@@ -49,7 +52,7 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 	})
 
 	env.It("processes a request type it does not augment normally, ignoring task", "TASKS-HANDLE-001", func(ctx SpecContext) {
-		raw, err := env.A.Call(ctx, "tools/list", map[string]any{"task": map[string]any{}})
+		raw, err := env.A.Call(ctx, wire.MethodToolsList, map[string]any{"task": map[string]any{}})
 		Expect(err).NotTo(HaveOccurred(), "tools/list with a task member must be processed normally")
 		var res map[string]json.RawMessage
 		Expect(json.Unmarshal(raw, &res)).To(Succeed())
@@ -59,7 +62,7 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 
 	env.It("answers a call to an unknown tool with a JSON-RPC error, also as a task", "TASKS-TOOLDEF-006", func(ctx SpecContext) {
 		name := "mcptasks_conformance_no_such_tool"
-		_, err := env.A.Call(ctx, "tools/call", client.ToolCall{Name: name, Arguments: map[string]any{}, Task: &client.TaskParams{}}.Params())
+		_, err := env.A.Call(ctx, wire.MethodToolsCall, client.ToolCall{Name: name, Arguments: map[string]any{}, Task: &client.TaskParams{}}.Params())
 		Expect(err).To(HaveOccurred(), "a task was created for an unknown tool")
 		code, ok := client.ErrorCode(err)
 		Expect(ok).To(BeTrue(), "expected a JSON-RPC error, got %s", outcome(err))
@@ -67,7 +70,7 @@ var _ = describeServer("Tool negotiation", "tools", func(env *ServerEnv) {
 	})
 
 	env.It("lists tools whose definitions, inputSchema included, are well formed", "TASKS-TOOLDEF-002", func(ctx SpecContext) {
-		raw, err := env.A.Call(ctx, "tools/list", nil)
+		raw, err := env.A.Call(ctx, wire.MethodToolsList, nil)
 		Expect(err).NotTo(HaveOccurred())
 		var res struct {
 			Tools []json.RawMessage `json:"tools"`

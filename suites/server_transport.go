@@ -11,7 +11,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // httpStatus returns the HTTP status of a *client.HTTPError, or 0.
@@ -25,15 +27,15 @@ func httpStatus(err error) int {
 
 var _ = describeServer("Streamable HTTP transport", "transport", func(env *ServerEnv) {
 	env.It("refuses a request whose Origin header is not acceptable with HTTP 403", "TASKS-XPORT-004", func(ctx SpecContext) {
-		_, err := env.A.Call(ctx, "ping", nil, client.WithCallHeader("Origin", "http://evil.invalid"))
+		_, err := env.A.Call(ctx, wire.MethodPing, nil, client.WithCallHeader("Origin", "http://evil.invalid"))
 		Expect(httpStatus(err)).To(Equal(http.StatusForbidden), "a request from Origin http://evil.invalid got %s", outcome(err))
 	})
 
 	env.It("rejects task requests sent before initialize", "TASKS-INIT-001", func(ctx SpecContext) {
 		fresh := env.NewClient(env.Config.URLs[0], env.Config.Headers)
-		for _, m := range []string{"tasks/get", "tasks/list"} {
+		for _, m := range []string{wire.MethodTasksGet, wire.MethodTasksList} {
 			params := map[string]any{}
-			if m == "tasks/get" {
+			if m == wire.MethodTasksGet {
 				params["taskId"] = "00000000-0000-4000-8000-000000000000"
 			}
 			raw, err := fresh.Call(ctx, m, params)
@@ -49,7 +51,7 @@ var _ = describeServer("Streamable HTTP transport", "transport", func(env *Serve
 		if env.A.SessionID() == "" {
 			NotApplicable("the server assigns no Mcp-Session-Id")
 		}
-		_, err := env.A.Call(ctx, "ping", nil, client.WithCallHeader(client.HeaderSessionID, ""))
+		_, err := env.A.Call(ctx, wire.MethodPing, nil, client.WithCallHeader(client.HeaderSessionID, ""))
 		Expect(httpStatus(err)).To(Equal(http.StatusBadRequest), "a request without Mcp-Session-Id got %s", outcome(err))
 	})
 
@@ -64,7 +66,7 @@ var _ = describeServer("Streamable HTTP transport", "transport", func(env *Serve
 			NotApplicable("the server does not let clients end sessions (DELETE answered 405)")
 		}
 		Expect(status).To(BeNumerically("~", 200, 99), "DELETE of the session answered %d", status)
-		_, err = c.Call(ctx, "ping", nil)
+		_, err = c.Call(ctx, wire.MethodPing, nil)
 		Expect(httpStatus(err)).To(Equal(http.StatusNotFound), "a request on the ended session got %s", outcome(err))
 	})
 
@@ -110,11 +112,11 @@ var _ = describeServer("Streamable HTTP transport", "transport", func(env *Serve
 			// tasks/result came back before the client dropped anything:
 			// the task ended early on its own, when the request that
 			// created it finished.
-			Expect(final.Status).To(Equal("completed"),
-				"the task ended %s (%q) as soon as the tools/call that created it was answered: the end of a request was taken as a cancellation", final.Status, final.StatusMessage)
+			Expect(final.Status).To(Equal(schema.TaskStatusCompleted),
+				"the task ended %s (%q) as soon as the tools/call that created it was answered: the end of a request was taken as a cancellation", final.Status, final.Message())
 			return
 		}
-		Expect(final.Status).To(Equal("completed"), "dropping the tasks/result connection changed the task's fate (statusMessage %q)", final.StatusMessage)
+		Expect(final.Status).To(Equal(schema.TaskStatusCompleted), "dropping the tasks/result connection changed the task's fate (statusMessage %q)", final.Message())
 	})
 
 	env.It("sends no JSON-RPC response on the GET stream", "TASKS-XPORT-026", func(ctx SpecContext) {

@@ -14,6 +14,7 @@ import (
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // validateDef validates raw against a $def of the MCP schema with the
@@ -46,11 +47,11 @@ func judgeOf(m *client.Message) string {
 		return "TASKS-JSONRPC-001"
 	case m.Kind == client.KindError:
 		return "TASKS-JSONRPC-005"
-	case m.Method == "notifications/tasks/status":
+	case m.Method == wire.NotificationTaskStatus:
 		return "TASKS-WIRE-NOTIF-002"
-	case m.Method == "notifications/progress":
+	case m.Method == wire.NotificationProgress:
 		return "TASKS-WIRE-PROGRESS-001"
-	case m.Method == "elicitation/create":
+	case m.Method == wire.MethodElicitationCreate:
 		return "TASKS-ELICIT-003"
 	}
 	if id, ok := wireRequirement[m.ResultDef]; ok {
@@ -153,7 +154,7 @@ func (env *ServerEnv) expectAnswersConform(def string) {
 // task of a CreateTaskResult, a flat get or cancel result, the items of a
 // list, or the params of a status notification.
 func tasksIn(m *client.Message) []json.RawMessage {
-	if m.Kind == client.KindNotification && m.Method == "notifications/tasks/status" {
+	if m.Kind == client.KindNotification && m.Method == wire.NotificationTaskStatus {
 		return []json.RawMessage{m.Params()}
 	}
 	if m.Kind != client.KindResult {
@@ -210,7 +211,7 @@ var _ = describeServer("Wire format", "wire", func(env *ServerEnv) {
 		if env.Has(FeatureCancel) {
 			slow := env.Running(ctx, 3000)
 			_, err := env.A.CancelTask(ctx, slow.Task.TaskID)
-			env.cancelOK(ctx, err, slow.Task.TaskID, "tasks/cancel")
+			env.cancelOK(ctx, err, slow.Task.TaskID, wire.MethodTasksCancel)
 		}
 	}
 
@@ -294,7 +295,7 @@ var _ = describeServer("Wire format", "wire", func(env *ServerEnv) {
 				Expect(m.ID).To(BeEmpty(), "notification %s carries an id", m.Method)
 			}
 		}
-		rr, err := env.A.NotifyRaw(ctx, "notifications/cancelled", map[string]any{"requestId": "mcptasks-unknown", "reason": "probe"})
+		rr, err := env.A.NotifyRaw(ctx, wire.NotificationCancelled, map[string]any{"requestId": "mcptasks-unknown", "reason": "probe"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(strings.TrimSpace(string(rr.Body))).To(BeEmpty(), "a notification was answered with a body: %s", rr.Body)
 	})

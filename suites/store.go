@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/suites/report"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // StoreFactory returns a fresh, empty store that honours cfg: its clock
@@ -163,7 +164,7 @@ func (env *StoreEnv) WaitLatency() time.Duration { return env.opts.waitLatency }
 // if the store refuses.
 func (env *StoreEnv) Create(ctx context.Context, owner tasks.Owner) tasks.Record {
 	ginkgo.GinkgoHelper()
-	r, err := env.Store.Create(ctx, owner, tasks.CreateParams{Method: "tools/call"})
+	r, err := env.Store.Create(ctx, owner, tasks.CreateParams{Method: wire.MethodToolsCall})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "Create")
 	return r
 }

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 var _ = describeStore("Cancellation", "cancellation", func(env *StoreEnv) {
@@ -44,7 +45,7 @@ var _ = describeStore("Cancellation", "cancellation", func(env *StoreEnv) {
 		Expect(res.Outcome).NotTo(BeNil())
 		Expect(res.Outcome.Result).To(BeNil())
 		Expect(res.Outcome.Error).NotTo(BeNil())
-		Expect(res.Outcome.Error.Code).To(Equal(int64(tasks.CodeRequestCancelled)))
+		Expect(res.Outcome.Error.Code).To(Equal(int64(wire.CodeRequestCancelled)))
 		Expect(res.StatusMessage).To(Equal("stopped by user"))
 	})
 
@@ -59,7 +60,7 @@ var _ = describeStore("Cancellation", "cancellation", func(env *StoreEnv) {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.Status).To(Equal(tasks.StatusCancelled))
 			Expect(res.Outcome.Error).NotTo(BeNil())
-			Expect(res.Outcome.Error.Code).To(Equal(int64(tasks.CodeRequestCancelled)))
+			Expect(res.Outcome.Error.Code).To(Equal(int64(wire.CodeRequestCancelled)))
 		},
 		env.Entry("completed", "TASKS-CANCEL-004", func(ctx SpecContext, env *StoreEnv, id string) error {
 			_, err := env.Store.Complete(ctx, env.Owner, id, tasks.StatusCompleted, "", resultOutcome(`{"late":true}`))

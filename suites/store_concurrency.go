@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // racers is how many goroutines the concurrency specs start.
@@ -96,7 +97,7 @@ var _ = describeStore("Concurrency", "concurrency", func(env *StoreEnv) {
 				Expect(res.Outcome.Error.Code).To(Equal(int64(-32000 - winner)))
 				Expect(res.Outcome.Error.Message).To(Equal(fmt.Sprint(winner)))
 			default:
-				Expect(res.Outcome.Error.Code).To(Equal(int64(tasks.CodeRequestCancelled)))
+				Expect(res.Outcome.Error.Code).To(Equal(int64(wire.CodeRequestCancelled)))
 			}
 		}
 	})
@@ -123,7 +124,7 @@ var _ = describeStore("Concurrency", "concurrency", func(env *StoreEnv) {
 		BeforeEach(func() { env.Config.MaxTasksPerOwner = limitCap })
 		env.It("never lets concurrent creates exceed it", "MCPT-CONC-003", func(ctx SpecContext) {
 			errs := race(racers, func(int) error {
-				_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call"})
+				_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall})
 				return err
 			})
 			ok := 0

@@ -8,6 +8,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Values the copy specs store and then try to reach through a record they
@@ -105,7 +107,7 @@ var _ = describeStore("Copies", "lifecycle", func(env *StoreEnv) {
 	create := func(ctx SpecContext) tasks.Record {
 		GinkgoHelper()
 		ttl := copyTTL
-		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", TTL: &ttl, Variables: copyVars()})
+		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, TTL: &ttl, Variables: copyVars()})
 		Expect(err).NotTo(HaveOccurred(), "Create")
 		return r
 	}
@@ -158,7 +160,7 @@ var _ = describeStore("Copies", "lifecycle", func(env *StoreEnv) {
 		env.Entry("Cancel", "MCPT-LIFE-003", func(ctx SpecContext, env *StoreEnv, id string) ([]tasks.Record, *tasks.Outcome) {
 			r, err := env.Store.Cancel(ctx, env.Owner, id, "stop")
 			Expect(err).NotTo(HaveOccurred())
-			o := tasks.CancelledOutcome("stop")
+			o := storekit.CancelledOutcome("stop")
 			return []tasks.Record{r}, &o
 		}),
 		env.Entry("Result of a completed task", "MCPT-LIFE-003", func(ctx SpecContext, env *StoreEnv, id string) ([]tasks.Record, *tasks.Outcome) {
@@ -186,7 +188,7 @@ var _ = describeStore("Copies", "lifecycle", func(env *StoreEnv) {
 	env.It("keeps its own copy of the variables and ttl a task is created with", "MCPT-LIFE-007", func(ctx SpecContext) {
 		ttl := copyTTL
 		in := copyVars()
-		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", TTL: &ttl, Variables: in})
+		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, TTL: &ttl, Variables: in})
 		Expect(err).NotTo(HaveOccurred())
 		for _, v := range in {
 			scribbleBytes(v)

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Values that break stores which decode JSON into Go values and encode it
@@ -51,7 +52,7 @@ var _ = describeStore("Exact values", "results", func(env *StoreEnv) {
 	)
 
 	env.It("hands back variable values byte for byte, surrounding spaces trimmed", "MCPT-VAR-006", func(ctx SpecContext) {
-		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call",
+		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall,
 			Variables: vars("server.big", bigInts, "server.obj", ` {"b": 1, "a":  "\u00e9"} `)})
 		Expect(err).NotTo(HaveOccurred())
 		got, err := env.Store.SetVariables(ctx, env.Owner, r.ID, vars("client.n", "\t18446744073709551617\n", "client.f", `1.50`))

@@ -8,6 +8,8 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // expectCode checks that err wraps sentinel and maps to the JSON-RPC code
@@ -17,9 +19,9 @@ func expectCode(err error, sentinel error, what string) {
 	gomega.Expect(err).To(gomega.HaveOccurred(), "%s: expected an error wrapping %q", what, sentinel)
 	gomega.Expect(errors.Is(err, sentinel)).To(gomega.BeTrue(),
 		"%s: expected an error wrapping %q, got %v", what, sentinel, err)
-	want := tasks.CodeInvalidParams
-	gomega.Expect(tasks.RPCCode(err)).To(gomega.Equal(want),
-		"%s: error %v maps to JSON-RPC code %d, want %d", what, err, tasks.RPCCode(err), want)
+	want := wire.CodeInvalidParams
+	gomega.Expect(protocol.RPCCode(err)).To(gomega.Equal(want),
+		"%s: error %v maps to JSON-RPC code %d, want %d", what, err, protocol.RPCCode(err), want)
 }
 
 // expectLikeMissing checks that errOther (an operation on another owner's

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 var _ = describeStore("Leases", "leases", func(env *StoreEnv) {
@@ -74,7 +75,7 @@ var _ = describeStore("Leases", "leases", func(env *StoreEnv) {
 			Expect(res.Outcome).NotTo(BeNil())
 			Expect(res.Outcome.Result).To(BeNil())
 			Expect(res.Outcome.Error).NotTo(BeNil())
-			Expect(res.Outcome.Error.Code).To(Equal(tasks.LostWorkerOutcome().Error.Code))
+			Expect(res.Outcome.Error.Code).To(Equal(storekit.LostWorkerOutcome().Error.Code))
 			Expect(res.Version).To(BeNumerically(">", r.rec.Version))
 			Expect(res.LastUpdatedAt.Equal(env.Config.Now())).To(BeTrue(), "lastUpdatedAt %v, clock %v", res.LastUpdatedAt, env.Config.Now())
 		}

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 var _ = describeStore("Lifecycle", "lifecycle", func(env *StoreEnv) {
@@ -27,7 +28,7 @@ var _ = describeStore("Lifecycle", "lifecycle", func(env *StoreEnv) {
 	})
 
 	env.It("chooses the id itself and finds the task by it", "TASKS-ID-002", func(ctx SpecContext) {
-		p := tasks.CreateParams{Method: "tools/call", StatusMessage: "same request"}
+		p := tasks.CreateParams{Method: wire.MethodToolsCall, StatusMessage: "same request"}
 		a, err := env.Store.Create(ctx, env.Owner, p)
 		Expect(err).NotTo(HaveOccurred())
 		b, err := env.Store.Create(ctx, env.Owner, p)
@@ -89,12 +90,12 @@ var _ = describeStore("Lifecycle", "lifecycle", func(env *StoreEnv) {
 	env.It("keeps what Create was given", "MCPT-LIFE-002", func(ctx SpecContext) {
 		env.Clock.Advance(1234 * time.Millisecond)
 		msg := "queued: \"ünïcødé\" ✓ <b>&amp;</b> \\ 🚀"
-		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", StatusMessage: msg})
+		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, StatusMessage: msg})
 		Expect(err).NotTo(HaveOccurred())
 		want := env.Config.Now()
 		for _, rec := range []tasks.Record{r, mustGet(ctx, env, env.Owner, r.ID)} {
 			Expect(rec.Owner).To(Equal(env.Owner))
-			Expect(rec.Method).To(Equal("tools/call"))
+			Expect(rec.Method).To(Equal(wire.MethodToolsCall))
 			Expect(rec.StatusMessage).To(Equal(msg))
 			Expect(rec.CreatedAt.Equal(want)).To(BeTrue(), "createdAt %v, clock says %v", rec.CreatedAt, want)
 			Expect(rec.LastUpdatedAt.Equal(rec.CreatedAt)).To(BeTrue(), "lastUpdatedAt %v differs from createdAt %v", rec.LastUpdatedAt, rec.CreatedAt)
@@ -103,7 +104,7 @@ var _ = describeStore("Lifecycle", "lifecycle", func(env *StoreEnv) {
 	})
 
 	env.It("hands out copies that cannot change the stored task", "MCPT-LIFE-003", func(ctx SpecContext) {
-		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call",
+		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall,
 			Variables: map[string]json.RawMessage{"server.a": json.RawMessage(`1`)}})
 		Expect(err).NotTo(HaveOccurred())
 		r.Variables["server.a"] = json.RawMessage(`2`)

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // limitCap is the per-owner cap the limit specs configure.
@@ -36,20 +37,20 @@ var _ = describeStore("Limits", "limits", func(env *StoreEnv) {
 
 	env.It("refuses a task beyond the per-owner cap", "MCPT-LIMIT-001", func(ctx SpecContext) {
 		fill(ctx, tasks.StatusWorking)
-		_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call"})
+		_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall})
 		expectLimit(err)
 	})
 
 	env.It("counts input_required tasks as active", "MCPT-LIMIT-001", func(ctx SpecContext) {
 		fill(ctx, tasks.StatusInputRequired)
-		_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call"})
+		_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall})
 		expectLimit(err)
 	})
 
 	env.It("caps active tasks and leaves no trace of a refused create", "TASKS-RSRC-001", func(ctx SpecContext) {
 		fill(ctx, tasks.StatusWorking)
 		for i := 0; i < 3; i++ {
-			_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call"})
+			_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall})
 			expectLimit(err)
 		}
 		Expect(listAll(ctx, env, env.Owner, 10)).To(HaveLen(limitCap))
@@ -61,7 +62,7 @@ var _ = describeStore("Limits", "limits", func(env *StoreEnv) {
 			_, err := moveTo(ctx, env, rs[1].ID, status)
 			Expect(err).NotTo(HaveOccurred())
 			env.Create(ctx, env.Owner)
-			_, err = env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call"})
+			_, err = env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall})
 			expectLimit(err)
 		},
 		env.Entry("completed", "MCPT-LIMIT-002", tasks.StatusCompleted),
@@ -72,11 +73,11 @@ var _ = describeStore("Limits", "limits", func(env *StoreEnv) {
 	env.It("frees a slot when a task expires, before any cleanup", "MCPT-LIMIT-002", func(ctx SpecContext) {
 		ttl := 2 * time.Second
 		for i := 0; i < limitCap; i++ {
-			_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", TTL: &ttl})
+			_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, TTL: &ttl})
 			Expect(err).NotTo(HaveOccurred())
 		}
 		env.Clock.Advance(ttl - time.Millisecond)
-		_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call"})
+		_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall})
 		expectLimit(err)
 		env.Clock.Advance(time.Millisecond) // the instant they expire
 		r := env.Create(ctx, env.Owner)
@@ -101,7 +102,7 @@ var _ = describeStore("Limits", "limits", func(env *StoreEnv) {
 		for i := 0; i < limitCap; i++ {
 			env.Create(ctx, env.Other)
 		}
-		_, err := env.Store.Create(ctx, env.Other, tasks.CreateParams{Method: "tools/call"})
+		_, err := env.Store.Create(ctx, env.Other, tasks.CreateParams{Method: wire.MethodToolsCall})
 		expectLimit(err)
 	})
 })

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // listOrderOK reports whether records are in (CreatedAt, ID) order.
@@ -76,7 +77,7 @@ var _ = describeStore("Pagination", "pagination", func(env *StoreEnv) {
 		var live []string
 		for i := 0; i < 12; i++ {
 			env.Clock.Advance(time.Millisecond)
-			p := tasks.CreateParams{Method: "tools/call"}
+			p := tasks.CreateParams{Method: wire.MethodToolsCall}
 			if i%3 != 1 {
 				p.TTL = &short
 			}
@@ -140,7 +141,7 @@ var _ = describeStore("Pagination", "pagination", func(env *StoreEnv) {
 				if i%3 == 0 {
 					env.Clock.Advance(time.Millisecond)
 				}
-				p := tasks.CreateParams{Method: "tools/call"}
+				p := tasks.CreateParams{Method: wire.MethodToolsCall}
 				if i < 8 && i%2 == 0 {
 					p.TTL = &short
 				}
@@ -222,7 +223,7 @@ var _ = describeStore("Pagination", "pagination", func(env *StoreEnv) {
 				if i%5 == 0 {
 					clock.Advance(time.Millisecond)
 				}
-				r, err := st.Create(ctx, owner, tasks.CreateParams{Method: "tools/call"})
+				r, err := st.Create(ctx, owner, tasks.CreateParams{Method: wire.MethodToolsCall})
 				if err == nil {
 					created <- r.ID
 				}
@@ -255,7 +256,7 @@ var _ = describeStore("Pagination", "pagination", func(env *StoreEnv) {
 		var ids []string
 		for i := 0; i < 6; i++ {
 			env.Clock.Advance(time.Millisecond)
-			p := tasks.CreateParams{Method: "tools/call"}
+			p := tasks.CreateParams{Method: wire.MethodToolsCall}
 			if i == 2 {
 				p.TTL = &ttl
 			}

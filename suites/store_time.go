@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // oddStep is how far the time specs move the clock between steps: not a
@@ -132,7 +133,7 @@ var _ = describeStore("Timestamps", "lifecycle", func(env *StoreEnv) {
 	// odd step, so a change stamps a time different from createdAt.
 	seedChanged := func(ctx SpecContext) tasks.Record {
 		GinkgoHelper()
-		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", StatusMessage: "queued",
+		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, StatusMessage: "queued",
 			Variables: vars("server.first", `1`)})
 		Expect(err).NotTo(HaveOccurred())
 		env.Clock.Advance(oddStep)
@@ -234,7 +235,7 @@ var _ = describeStore("Timestamps", "lifecycle", func(env *StoreEnv) {
 	DescribeTable("applies exactly the ttl it reports",
 		func(ctx SpecContext, requested *time.Duration, want func(tasks.Config) time.Duration) {
 			env.Clock.Advance(oddStep)
-			r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", TTL: requested})
+			r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, TTL: requested})
 			Expect(err).NotTo(HaveOccurred())
 			w := want(env.Config)
 			expectTTL(r, w)

@@ -7,6 +7,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // moveTo asks the store to move a task to status with the method meant for
@@ -99,7 +101,7 @@ var _ = describeStore("Transitions", "transitions", func(env *StoreEnv) {
 			before := env.Create(ctx, env.Owner)
 			_, err := env.Store.Complete(ctx, env.Owner, before.ID, status, "bad", o)
 			Expect(err).To(HaveOccurred())
-			Expect(tasks.RPCCode(err)).To(Equal(tasks.CodeInvalidParams), "error %v", err)
+			Expect(protocol.RPCCode(err)).To(Equal(wire.CodeInvalidParams), "error %v", err)
 			expectUnchanged(ctx, env, before, "a refused Complete")
 			_, err = env.Store.Result(ctx, env.Owner, before.ID)
 			expectCode(err, tasks.ErrNotReady, "Result after a refused Complete")

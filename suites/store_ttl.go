@@ -9,12 +9,13 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // createTTL makes a task for owner asking for ttl.
 func createTTL(ctx context.Context, env *StoreEnv, owner tasks.Owner, ttl time.Duration) tasks.Record {
 	GinkgoHelper()
-	r, err := env.Store.Create(ctx, owner, tasks.CreateParams{Method: "tools/call", TTL: &ttl})
+	r, err := env.Store.Create(ctx, owner, tasks.CreateParams{Method: wire.MethodToolsCall, TTL: &ttl})
 	Expect(err).NotTo(HaveOccurred(), "Create with ttl %v", ttl)
 	return r
 }
@@ -71,7 +72,7 @@ var _ = describeStore("TTL", "ttl", func(env *StoreEnv) {
 
 	env.It("refuses a negative ttl and creates nothing", "MCPT-TTL-005", func(ctx SpecContext) {
 		ttl := -5 * time.Second
-		_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", TTL: &ttl})
+		_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, TTL: &ttl})
 		expectCode(err, tasks.ErrInvalidParams, "Create with a negative ttl")
 		Expect(listAll(ctx, env, env.Owner, 10)).To(BeEmpty())
 	})

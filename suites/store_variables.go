@@ -9,6 +9,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // vars builds a variables map from key/JSON pairs.
@@ -37,7 +39,7 @@ var _ = describeStore("Variables", "variables", func(env *StoreEnv) {
 	})
 
 	env.It("adds new keys and replaces existing ones, keeping the rest", "MCPT-VAR-001", func(ctx SpecContext) {
-		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call",
+		r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall,
 			Variables: vars("server.a", `1`, "server.b", `"two"`)})
 		Expect(err).NotTo(HaveOccurred())
 		expectVars(r.Variables, vars("server.a", `1`, "server.b", `"two"`))
@@ -90,7 +92,7 @@ var _ = describeStore("Variables", "variables", func(env *StoreEnv) {
 
 	env.It("refuses a new task whose variables are over the limit", "MCPT-VAR-003", func(ctx SpecContext) {
 		big := `"` + strings.Repeat("y", env.Config.MaxVariablesBytes) + `"`
-		_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", Variables: vars("server.a", big)})
+		_, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, Variables: vars("server.a", big)})
 		expectCode(err, tasks.ErrVariablesTooLarge, "Create over the limit")
 		Expect(listAll(ctx, env, env.Owner, 10)).To(BeEmpty())
 	})
@@ -101,7 +103,7 @@ var _ = describeStore("Variables", "variables", func(env *StoreEnv) {
 		fit := `"` + strings.Repeat("z", env.Config.MaxVariablesBytes-8) + `"`
 		got, err := env.Store.SetVariables(ctx, env.Owner, r.ID, vars("k", fit))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(tasks.VariablesSize(got.Variables)).To(Equal(env.Config.MaxVariablesBytes))
+		Expect(storekit.VariablesSize(got.Variables)).To(Equal(env.Config.MaxVariablesBytes))
 	})
 
 	// sized returns a string value that makes {"<key>":<value>} exactly n
@@ -112,19 +114,19 @@ var _ = describeStore("Variables", "variables", func(env *StoreEnv) {
 
 	DescribeTable("measures the merged variables against the limit, to the byte",
 		func(ctx SpecContext, first map[string]json.RawMessage, patch func(limit int) map[string]json.RawMessage, fits bool) {
-			r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", Variables: first})
+			r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, Variables: first})
 			Expect(err).NotTo(HaveOccurred())
 			p := patch(env.Config.MaxVariablesBytes)
-			want, merr := tasks.MergeVariables(first, p, 0)
+			want, merr := storekit.MergeVariables(first, p, 0)
 			Expect(merr).NotTo(HaveOccurred(), "the spec's own patch")
 			got, err := env.Store.SetVariables(ctx, env.Owner, r.ID, p)
 			if fits {
-				Expect(err).NotTo(HaveOccurred(), "a merge of %d bytes, limit %d", tasks.VariablesSize(want), env.Config.MaxVariablesBytes)
+				Expect(err).NotTo(HaveOccurred(), "a merge of %d bytes, limit %d", storekit.VariablesSize(want), env.Config.MaxVariablesBytes)
 				expectVars(got.Variables, want)
 				expectVars(mustGet(ctx, env, env.Owner, r.ID).Variables, want)
 				return
 			}
-			expectCode(err, tasks.ErrVariablesTooLarge, fmt.Sprintf("a merge of %d bytes, limit %d", tasks.VariablesSize(want), env.Config.MaxVariablesBytes))
+			expectCode(err, tasks.ErrVariablesTooLarge, fmt.Sprintf("a merge of %d bytes, limit %d", storekit.VariablesSize(want), env.Config.MaxVariablesBytes))
 			after := mustGet(ctx, env, env.Owner, r.ID)
 			expectVars(after.Variables, first)
 			Expect(after.Version).To(Equal(r.Version), "a refused SetVariables changed the task")
@@ -149,7 +151,7 @@ var _ = describeStore("Variables", "variables", func(env *StoreEnv) {
 	DescribeTable("measures a new task's variables against the limit, to the byte",
 		func(ctx SpecContext, extra int, fits bool) {
 			v := vars("k", sized("k", env.Config.MaxVariablesBytes+extra))
-			r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: "tools/call", Variables: v})
+			r, err := env.Store.Create(ctx, env.Owner, tasks.CreateParams{Method: wire.MethodToolsCall, Variables: v})
 			if fits {
 				Expect(err).NotTo(HaveOccurred())
 				expectVars(r.Variables, v)

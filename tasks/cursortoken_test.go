@@ -3,9 +3,9 @@ package tasks
 import (
 	"encoding/base64"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestCursorSealerRoundTrip(t *testing.T) {
@@ -13,7 +13,7 @@ func TestCursorSealerRoundTrip(t *testing.T) {
 	if random {
 		t.Fatal("a configured key was reported as random")
 	}
-	inner := Cursor{CreatedAt: time.UnixMilli(1_700_000_000_123), ID: "3f1c6a1e-0000-4000-8000-000000000001"}.Encode()
+	inner := storeCursor(1_700_000_000_123, "3f1c6a1e-0000-4000-8000-000000000001")
 	tok := s.seal("alice", inner)
 	if strings.Contains(tok, inner) {
 		t.Errorf("token %q shows the store cursor %q verbatim", tok, inner)
@@ -35,7 +35,7 @@ func TestCursorSealerRoundTrip(t *testing.T) {
 func TestCursorSealerRejects(t *testing.T) {
 	key := "0123456789abcdef0123456789abcdef"
 	s, _ := newCursorSealer(key)
-	inner := Cursor{CreatedAt: time.UnixMilli(1_700_000_000_000), ID: "t-1"}.Encode()
+	inner := storeCursor(1_700_000_000_000, "t-1")
 	tok := s.seal("alice", inner)
 	otherKey, _ := newCursorSealer(key + "x")
 	random, isRandom := newCursorSealer("")
@@ -43,7 +43,7 @@ func TestCursorSealerRejects(t *testing.T) {
 		t.Fatal("an empty key did not give a random key")
 	}
 	body, tag, _ := strings.Cut(strings.TrimPrefix(tok, tokenPrefix), ".")
-	forgedInner := Cursor{CreatedAt: time.UnixMilli(1_800_000_000_000), ID: "t-1"}.Encode()
+	forgedInner := storeCursor(1_800_000_000_000, "t-1")
 	b64 := base64.RawURLEncoding.EncodeToString
 	tests := []struct {
 		name, owner, token string
@@ -71,9 +71,6 @@ func TestCursorSealerRejects(t *testing.T) {
 			if !errors.Is(err, ErrInvalidCursor) {
 				t.Fatalf("open(%q, %q) = %q, %v; want ErrInvalidCursor", tt.owner, tt.token, got, err)
 			}
-			if RPCCode(err) != CodeInvalidParams {
-				t.Errorf("RPCCode = %d, want %d", RPCCode(err), CodeInvalidParams)
-			}
 			var te *Error
 			if !errors.As(err, &te) || te.Detail == "" {
 				t.Errorf("error %v carries no explanation", err)
@@ -84,7 +81,7 @@ func TestCursorSealerRejects(t *testing.T) {
 
 func TestCursorSealerListPage(t *testing.T) {
 	s, _ := newCursorSealer("0123456789abcdef")
-	inner := Cursor{CreatedAt: time.UnixMilli(5), ID: "a"}.Encode()
+	inner := storeCursor(5, "a")
 	var seen []string
 	list := func(o ListOptions) (Page, error) {
 		seen = append(seen, o.Cursor)
@@ -131,11 +128,17 @@ func flip(b []byte) []byte {
 
 func BenchmarkCursorSealer(b *testing.B) {
 	s, _ := newCursorSealer("0123456789abcdef0123456789abcdef")
-	inner := Cursor{CreatedAt: time.UnixMilli(1_700_000_000_000), ID: "3f1c6a1e-0000-4000-8000-000000000001"}.Encode()
+	inner := storeCursor(1_700_000_000_000, "3f1c6a1e-0000-4000-8000-000000000001")
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := s.open("alice", s.seal("alice", inner)); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// storeCursor makes a position cursor of the kind a store issues (the
+// sealer treats it as opaque text).
+func storeCursor(ms int64, id string) string {
+	return "c1." + base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(ms, 10)+"|"+id))
 }

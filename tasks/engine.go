@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Work is the body of a task. It runs on its own goroutine with a context
@@ -351,7 +353,7 @@ func (e *Engine) Start(ctx context.Context, owner Owner, p CreateParams, work Wo
 		e.mu.Unlock()
 		cancel(ErrEngineClosed)
 		_, _ = e.store.Complete(context.WithoutCancel(ctx), owner, rec.ID, StatusFailed, "server shut down before the task started",
-			Outcome{Error: &RPCError{Code: CodeInternalError, Message: "server shut down before the task started"}})
+			Outcome{Error: &RPCError{Code: wire.CodeInternalError, Message: "server shut down before the task started"}})
 		return Record{}, ErrEngineClosed
 	}
 	e.runs[rec.ID] = r
@@ -479,7 +481,7 @@ func (e *Engine) Close(ctx context.Context) error {
 			ending.Add(1)
 			go func() {
 				defer ending.Done()
-				_, _ = r.record(e.hard, StatusFailed, msg, Outcome{Error: &RPCError{Code: CodeInternalError, Message: msg}})
+				_, _ = r.record(e.hard, StatusFailed, msg, Outcome{Error: &RPCError{Code: wire.CodeInternalError, Message: msg}})
 			}()
 		}
 		r.cancel(ErrEngineClosed)

@@ -8,6 +8,9 @@ import (
 
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // TestEngineListCursors pages through one owner's tasks on one engine,
@@ -50,7 +53,7 @@ func TestEngineListCursors(t *testing.T) {
 	if first.NextCursor == "" || len(first.Tasks) != 3 {
 		t.Fatalf("first page: %d tasks, cursor %q", len(first.Tasks), first.NextCursor)
 	}
-	if _, err := tasks.DecodeCursor(first.NextCursor); err == nil {
+	if _, err := storekit.DecodeCursor(first.NextCursor); err == nil {
 		t.Fatal("the engine handed out the store's plain cursor")
 	}
 	seen := map[string]bool{}
@@ -76,7 +79,7 @@ func TestEngineListCursors(t *testing.T) {
 		t.Fatalf("listed %d tasks, want %d", len(seen), len(want))
 	}
 
-	plain := tasks.CursorOf(first.Tasks[2]).Encode()
+	plain := storekit.CursorOf(first.Tasks[2]).Encode()
 	refusals := []struct {
 		name   string
 		e      *tasks.Engine
@@ -91,7 +94,7 @@ func TestEngineListCursors(t *testing.T) {
 	}
 	for _, tt := range refusals {
 		_, err := tt.e.List(ctx, tt.owner, tasks.ListOptions{Cursor: tt.cursor})
-		if !errors.Is(err, tasks.ErrInvalidCursor) || tasks.RPCCode(err) != tasks.CodeInvalidParams {
+		if !errors.Is(err, tasks.ErrInvalidCursor) || protocol.RPCCode(err) != wire.CodeInvalidParams {
 			t.Errorf("%s: err = %v, want ErrInvalidCursor (-32602)", tt.name, err)
 		}
 	}

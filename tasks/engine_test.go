@@ -12,6 +12,8 @@ import (
 
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 const owner tasks.Owner = "sub:alice"
@@ -97,10 +99,10 @@ func TestEngineOutcomes(t *testing.T) {
 		{name: "rpc error kept exactly", method: "tools/call", wantStatus: tasks.StatusFailed, wantMessage: "needs a URL", wantErr: rpcErr,
 			work: func(tasks.TaskContext) (json.RawMessage, error) { return nil, rpcErr }},
 		{name: "plain error is internal", method: "tools/call", wantStatus: tasks.StatusFailed, wantMessage: "disk on fire",
-			wantErr: &tasks.RPCError{Code: tasks.CodeInternalError, Message: "disk on fire"},
+			wantErr: &tasks.RPCError{Code: wire.CodeInternalError, Message: "disk on fire"},
 			work:    func(tasks.TaskContext) (json.RawMessage, error) { return nil, errors.New("disk on fire") }},
 		{name: "panic is internal", method: "tools/call", wantStatus: tasks.StatusFailed, wantMessage: "task work panicked: oops",
-			wantErr: &tasks.RPCError{Code: tasks.CodeInternalError, Message: "task work panicked: oops"},
+			wantErr: &tasks.RPCError{Code: wire.CodeInternalError, Message: "task work panicked: oops"},
 			work:    func(tasks.TaskContext) (json.RawMessage, error) { panic("oops") }},
 		{name: "explicit Complete wins over return", method: "tools/call", wantStatus: tasks.StatusCompleted, wantResult: `{"a":1}`,
 			work: func(tc tasks.TaskContext) (json.RawMessage, error) {
@@ -177,10 +179,10 @@ func TestEngineCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != tasks.StatusCancelled || res.Outcome.Error == nil || res.Outcome.Error.Code != tasks.CodeRequestCancelled {
+	if res.Status != tasks.StatusCancelled || res.Outcome.Error == nil || res.Outcome.Error.Code != wire.CodeRequestCancelled {
 		t.Errorf("after cancel: %q %+v", res.Status, res.Outcome)
 	}
-	if _, err := e.Cancel(ctx, owner, rec.ID, ""); !errors.Is(err, tasks.ErrInvalidTransition) || tasks.RPCCode(err) != tasks.CodeInvalidParams {
+	if _, err := e.Cancel(ctx, owner, rec.ID, ""); !errors.Is(err, tasks.ErrInvalidTransition) || protocol.RPCCode(err) != wire.CodeInvalidParams {
 		t.Errorf("second cancel: %v", err)
 	}
 	if _, err := e.Cancel(ctx, "sub:mallory", rec.ID, ""); !errors.Is(err, tasks.ErrNotFound) {

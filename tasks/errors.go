@@ -38,22 +38,6 @@ type expiredError struct{}
 func (expiredError) Error() string        { return "task expired" }
 func (expiredError) Is(target error) bool { return target == ErrNotFound }
 
-// JSON-RPC error codes used for task errors.
-const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
-	// CodeLimitExceeded refuses a request because a resource limit is
-	// reached (too many tasks for this requestor or this server, too many
-	// sessions). It lies in the range JSON-RPC leaves to implementations
-	// (-32000 to -32099) and avoids the codes MCP and common SDKs already
-	// use there (-32000, -32001, -32002, -32042). Retrying later, once
-	// tasks finish or expire, can succeed; the request had no effect.
-	CodeLimitExceeded = -32029
-)
-
 // Error describes a failed store operation on one task.
 type Error struct {
 	Op     string // the store method, e.g. "cancel"
@@ -85,26 +69,3 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
-
-// RPCCode maps an error from a Store or the engine to its JSON-RPC error
-// code: -32602 for anything the requestor got wrong (unknown or expired
-// task, bad cursor, move out of a terminal status, oversized variables,
-// bad parameters), CodeLimitExceeded for ErrLimit, -32603 for everything
-// else.
-func RPCCode(err error) int {
-	var rpc *RPCError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &rpc):
-		return int(rpc.Code)
-	case errors.Is(err, ErrLimit):
-		return CodeLimitExceeded
-	case errors.Is(err, ErrNotFound), errors.Is(err, ErrInvalidCursor),
-		errors.Is(err, ErrInvalidTransition), errors.Is(err, ErrVariablesTooLarge),
-		errors.Is(err, ErrInvalidParams), errors.Is(err, ErrNotReady):
-		return CodeInvalidParams
-	default:
-		return CodeInternalError
-	}
-}

@@ -15,6 +15,7 @@ import (
 	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // errUnreachable is the error every call of a faultyStore gets while it is
@@ -143,7 +144,7 @@ func (f *faultyStore) ReapExpiredLeases(ctx context.Context) (int, error) {
 			continue
 		}
 		delete(f.leases, id)
-		lost := tasks.LostWorkerOutcome()
+		lost := storekit.LostWorkerOutcome()
 		if _, err := f.Store.Complete(ctx, l.owner, id, tasks.StatusFailed, lost.Error.Message, lost); err == nil {
 			n++
 		}
@@ -275,7 +276,7 @@ func TestReaperStillEndsLostWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != tasks.StatusFailed || got.StatusMessage != tasks.LostWorkerOutcome().Error.Message {
+	if got.Status != tasks.StatusFailed || got.StatusMessage != storekit.LostWorkerOutcome().Error.Message {
 		t.Errorf("lost task: %s %q", got.Status, got.StatusMessage)
 	}
 }

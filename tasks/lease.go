@@ -31,11 +31,6 @@ type LeaseStore interface {
 	ReapExpiredLeases(ctx context.Context) (int, error)
 }
 
-// LostWorkerOutcome is the outcome ReapExpiredLeases stores.
-func LostWorkerOutcome() Outcome {
-	return Outcome{Error: &RPCError{Code: CodeInternalError, Message: "the server instance running this task stopped before it finished"}}
-}
-
 // DefaultLeaseDuration is how long a lease lasts without renewal; the
 // engine renews at a third of it.
 const DefaultLeaseDuration = 15 * time.Second

@@ -54,11 +54,6 @@ type RPCError struct {
 // Error makes RPCError usable as a Go error.
 func (e *RPCError) Error() string { return e.Message }
 
-// CodeRequestCancelled is the JSON-RPC code stored as the outcome of a
-// cancelled task. The spec leaves that payload open; -32800 is the code MCP
-// SDKs commonly use for a cancelled request.
-const CodeRequestCancelled = -32800
-
 // Expired reports whether r has a TTL and it has elapsed at now.
 func (r *Record) Expired(now time.Time) bool {
 	return !r.ExpiresAt.IsZero() && !now.Before(r.ExpiresAt)

@@ -1,15 +1,17 @@
 package tasks
 
+import "github.com/mcptasks/mcptasks/tasks/wire"
+
 // Status is the lifecycle state of a task, spelled as on the wire.
 type Status string
 
 // The five task statuses of MCP 2025-11-25.
 const (
-	StatusWorking       Status = "working"
-	StatusInputRequired Status = "input_required"
-	StatusCompleted     Status = "completed"
-	StatusFailed        Status = "failed"
-	StatusCancelled     Status = "cancelled"
+	StatusWorking       Status = wire.StatusWorking
+	StatusInputRequired Status = wire.StatusInputRequired
+	StatusCompleted     Status = wire.StatusCompleted
+	StatusFailed        Status = wire.StatusFailed
+	StatusCancelled     Status = wire.StatusCancelled
 )
 
 // Statuses lists every status in a fixed order, handy for table tests.

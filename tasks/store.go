@@ -70,7 +70,7 @@ type Store interface {
 	// ErrInvalidCursor.
 	List(ctx context.Context, owner Owner, opts ListOptions) (Page, error)
 	// Cancel moves a non-terminal task to cancelled, storing a
-	// CodeRequestCancelled error as its outcome. A terminal task gives
+	// wire.CodeRequestCancelled error as its outcome. A terminal task gives
 	// ErrInvalidTransition.
 	Cancel(ctx context.Context, owner Owner, id string, message string) (Record, error)
 	// DeleteExpired removes every expired task of every owner and returns

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // TaskContext is what a task's work sees. It is a context.Context that is
@@ -240,7 +242,7 @@ func (r *run) complete(result json.RawMessage) error {
 		return r.fail(errors.New("task work produced no valid result"))
 	}
 	status, msg := StatusCompleted, ""
-	if r.method == "tools/call" {
+	if r.method == wire.MethodToolsCall {
 		if failed, text := toolResultFailed(result); failed {
 			status, msg = StatusFailed, text
 			if msg == "" {
@@ -262,7 +264,7 @@ func (r *run) fail(err error) error {
 		}
 		o.Error = &cp
 	} else {
-		o.Error = &RPCError{Code: CodeInternalError, Message: err.Error()}
+		o.Error = &RPCError{Code: wire.CodeInternalError, Message: err.Error()}
 	}
 	_, ferr := r.finish(StatusFailed, o.Error.Message, o)
 	return ferr

@@ -23,6 +23,7 @@ import (
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/server"
 	"github.com/mcptasks/mcptasks/tasks/server/reference"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // breakage makes a conforming server misbehave in one precise way. It sits
@@ -249,12 +250,9 @@ func everyTask(f func(t map[string]any)) func(string, map[string]any) {
 	}
 }
 
-// relatedKey is the related-task _meta key.
-const relatedKey = "io.modelcontextprotocol/related-task"
-
 func dropRelated(obj map[string]any) {
 	if meta, ok := obj["_meta"].(map[string]any); ok {
-		delete(meta, relatedKey)
+		delete(meta, wire.MetaRelatedTask)
 		if len(meta) == 0 {
 			delete(obj, "_meta")
 		}
@@ -267,7 +265,7 @@ func addRelated(obj map[string]any, id any) {
 		meta = map[string]any{}
 		obj["_meta"] = meta
 	}
-	meta[relatedKey] = map[string]any{"taskId": id}
+	meta[wire.MetaRelatedTask] = map[string]any{"taskId": id}
 }
 
 // brokenServer is one deliberately broken server: the breakage, the label
@@ -384,7 +382,7 @@ func brokenServers(tokA, tokB string) []brokenServer {
 				}
 				return answer(w, req, map[string]any{
 					"content": []any{map[string]any{"type": "text", "text": "not yet"}},
-					"_meta":   map[string]any{relatedKey: map[string]any{"taskId": req.param("taskId")}},
+					"_meta":   map[string]any{wire.MetaRelatedTask: map[string]any{"taskId": req.param("taskId")}},
 				}, nil)
 			}},
 		},
@@ -532,7 +530,7 @@ func brokenServers(tokA, tokB string) []brokenServer {
 				}
 				setParams(r, req, func(p map[string]any) {
 					if meta, ok := p["_meta"].(map[string]any); ok {
-						if rt, ok := meta[relatedKey].(map[string]any); ok {
+						if rt, ok := meta[wire.MetaRelatedTask].(map[string]any); ok {
 							p["taskId"] = rt["taskId"]
 						}
 					}

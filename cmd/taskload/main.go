@@ -39,6 +39,7 @@ import (
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/server"
 	"github.com/mcptasks/mcptasks/tasks/server/reference"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 func main() {
@@ -192,7 +193,7 @@ func measure(ctx context.Context, c config) ([]Result, error) {
 	}
 	var got, created, bare []Result
 	for range c.rounds {
-		r := load(ctx, "tasks/get", workers, c, (*worker).get)
+		r := load(ctx, wire.MethodTasksGet, workers, c, (*worker).get)
 		r.BodyBytes = len(sample)
 		got = append(got, r)
 		if c.create {

@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/internal/testenv"
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/stores/storeurl"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // The outage scenario: outageTasks tasks that each run taskMillis are
@@ -47,7 +49,7 @@ func startSleeps(t *testing.T, ctx context.Context, c *client.Client, n, ms int)
 
 // awaitTerminal polls tasks/get until the task is terminal, putting up
 // with errors (the server may still be reconnecting to its store).
-func awaitTerminal(t *testing.T, ctx context.Context, c *client.Client, id string, timeout time.Duration) *client.Task {
+func awaitTerminal(t *testing.T, ctx context.Context, c *client.Client, id string, timeout time.Duration) *schema.GetTaskResult {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	var last error
@@ -104,8 +106,8 @@ func runOutage(t *testing.T, spec string, f storeFault) {
 	want := fmt.Sprintf("slept %d ms", taskMillis)
 	for i, id := range ids {
 		task := awaitTerminal(t, ctx, c, id, 60*time.Second)
-		if task.Status != string(tasks.StatusCompleted) {
-			t.Errorf("task %d: %s %q after the outage, want completed", i+1, task.Status, task.StatusMessage)
+		if task.Status != schema.TaskStatusCompleted {
+			t.Errorf("task %d: %s %q after the outage, want completed", i+1, task.Status, task.Message())
 			continue
 		}
 		res, err := c.Result(ctx, id)
@@ -249,7 +251,7 @@ func TestSQLiteKilled(t *testing.T) {
 	c := first.Connect(ctx, t, token)
 	ids := startSleeps(t, ctx, c, running, 600_000)
 	for _, id := range ids {
-		if task, err := c.GetTask(ctx, id); err != nil || task.Status != string(tasks.StatusWorking) {
+		if task, err := c.GetTask(ctx, id); err != nil || task.Status != schema.TaskStatusWorking {
 			t.Fatalf("task %s before the kill: %+v %v", id, task, err)
 		}
 	}
@@ -260,8 +262,8 @@ func TestSQLiteKilled(t *testing.T) {
 	c2 := second.Connect(ctx, t, token)
 	for i, id := range ids {
 		task := awaitTerminal(t, ctx, c2, id, 15*time.Second)
-		if task.Status != string(tasks.StatusFailed) || !strings.Contains(task.StatusMessage, "stopped before it finished") {
-			t.Errorf("task %d after the restart: %s %q, want failed, saying the server stopped", i+1, task.Status, task.StatusMessage)
+		if task.Status != schema.TaskStatusFailed || !strings.Contains(task.Message(), "stopped before it finished") {
+			t.Errorf("task %d after the restart: %s %q, want failed, saying the server stopped", i+1, task.Status, task.Message())
 		}
 	}
 	t.Logf("%d tasks of the killed server failed %s after the restart", running, time.Since(restarted).Round(10*time.Millisecond))
@@ -275,7 +277,7 @@ func TestSQLiteKilled(t *testing.T) {
 		switch {
 		case !errors.As(err, &rpc):
 			t.Errorf("task %d: tasks/result: %v, want the JSON-RPC error outcome", i+1, err)
-		case rpc.Code != tasks.CodeInternalError || !strings.Contains(rpc.Message, "stopped before it finished"):
+		case rpc.Code != wire.CodeInternalError || !strings.Contains(rpc.Message, "stopped before it finished"):
 			t.Errorf("task %d: tasks/result error %d %q", i+1, rpc.Code, rpc.Message)
 		case time.Since(start) > 2*time.Second:
 			t.Errorf("task %d: tasks/result took %s", i+1, time.Since(start))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // testCursorsAcrossInstances pages through alice's tasks starting on A and
@@ -27,14 +28,14 @@ func testCursorsAcrossInstances(t *testing.T, spec string) {
 	if err != nil {
 		t.Fatalf("tasks/list on A: %v", err)
 	}
-	if first.NextCursor == "" {
+	if first.Next() == "" {
 		t.Fatalf("tasks/list on A: one page of %d tasks for %d created", len(first.Tasks), len(created))
 	}
 	seen := map[string]bool{}
 	for _, x := range first.Tasks {
 		seen[x.TaskID] = true
 	}
-	for cursor := first.NextCursor; cursor != ""; {
+	for cursor := first.Next(); cursor != ""; {
 		page, err := cb.ListTasks(ctx, cursor)
 		if err != nil {
 			t.Fatalf("tasks/list on B with A's cursor: %v", err)
@@ -42,7 +43,7 @@ func testCursorsAcrossInstances(t *testing.T, spec string) {
 		for _, x := range page.Tasks {
 			seen[x.TaskID] = true
 		}
-		cursor = page.NextCursor
+		cursor = page.Next()
 	}
 	for id := range created {
 		if !seen[id] {
@@ -53,8 +54,8 @@ func testCursorsAcrossInstances(t *testing.T, spec string) {
 		name string
 		c    *client.Client
 	}{{"bob on B", bob}, {"alice on C (another cursor key)", cc}} {
-		_, err := tt.c.ListTasks(ctx, first.NextCursor)
-		if code, _ := client.ErrorCode(err); code != tasks.CodeInvalidParams {
+		_, err := tt.c.ListTasks(ctx, first.Next())
+		if code, _ := client.ErrorCode(err); code != wire.CodeInvalidParams {
 			t.Errorf("%s with alice's cursor from A: %v, want -32602", tt.name, err)
 		}
 	}

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/internal/testenv"
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 func TestPostgres(t *testing.T) { runMultiInstance(t, postgresSpec(t)) }
@@ -63,20 +65,20 @@ func testCrossInstance(t *testing.T, spec string) {
 	if err != nil {
 		t.Fatalf("tasks/get on B of a task created on A: %v", err)
 	}
-	if got.TaskID != id || got.Status != string(tasks.StatusWorking) {
+	if got.TaskID != id || got.Status != schema.TaskStatusWorking {
 		t.Errorf("tasks/get on B: %+v, want %s working", got, id)
 	}
 	all, err := cb.ListAllTasks(ctx, 100)
 	if err != nil {
 		t.Fatalf("tasks/list on B: %v", err)
 	}
-	if !slices.ContainsFunc(all, func(x client.Task) bool { return x.TaskID == id }) {
+	if !slices.ContainsFunc(all, func(x schema.Task) bool { return x.TaskID == id }) {
 		t.Errorf("tasks/list on B does not show the task created on A (%d tasks listed)", len(all))
 	}
 	// Another requestor on B sees nothing of it.
 	if _, err := bob.GetTask(ctx, id); err == nil {
 		t.Errorf("another requestor read alice's task on B")
-	} else if code, _ := client.ErrorCode(err); code != tasks.CodeInvalidParams {
+	} else if code, _ := client.ErrorCode(err); code != wire.CodeInvalidParams {
 		t.Errorf("another requestor's tasks/get on B: %v, want -32602", err)
 	}
 
@@ -90,7 +92,7 @@ func testCrossInstance(t *testing.T, spec string) {
 		t.Errorf("tasks/result on B: structuredContent %s, want {\"ms\":1500}", s)
 	}
 	done, err := cb.GetTask(ctx, id)
-	if err != nil || done.Status != string(tasks.StatusCompleted) {
+	if err != nil || done.Status != schema.TaskStatusCompleted {
 		t.Fatalf("after tasks/result: %+v, %v", done, err)
 	}
 	lat := []time.Duration{wakeLatency(t, returned, done)}
@@ -126,14 +128,14 @@ func testCrossInstance(t *testing.T, spec string) {
 		if err != nil {
 			t.Fatalf("tasks/get on B of the input task: %v", err)
 		}
-		if seen = got.Status; seen == string(tasks.StatusInputRequired) {
+		if seen = string(got.Status); seen == string(tasks.StatusInputRequired) {
 			break
 		}
 	}
 	if seen != string(tasks.StatusInputRequired) {
 		t.Errorf("the input task as seen on B: %q, want input_required", seen)
 	}
-	if c, err := cb.CancelTask(ctx, in.Task.TaskID); err != nil || c.Status != string(tasks.StatusCancelled) {
+	if c, err := cb.CancelTask(ctx, in.Task.TaskID); err != nil || c.Status != schema.TaskStatusCancelled {
 		t.Errorf("tasks/cancel on B of the input task: %+v, %v", c, err)
 	}
 
@@ -147,24 +149,24 @@ func testCrossInstance(t *testing.T, spec string) {
 	}()
 	time.Sleep(200 * time.Millisecond)
 	cancelled, err := cb.CancelTask(ctx, id2)
-	if err != nil || cancelled.Status != string(tasks.StatusCancelled) {
+	if err != nil || cancelled.Status != schema.TaskStatusCancelled {
 		t.Fatalf("tasks/cancel on B of a task running on A: %+v, %v", cancelled, err)
 	}
 	select {
 	case err := <-waitA:
-		if code, ok := client.ErrorCode(err); !ok || code != tasks.CodeRequestCancelled {
-			t.Errorf("tasks/result on A after cancel on B: %v, want JSON-RPC error %d", err, tasks.CodeRequestCancelled)
+		if code, ok := client.ErrorCode(err); !ok || code != wire.CodeRequestCancelled {
+			t.Errorf("tasks/result on A after cancel on B: %v, want JSON-RPC error %d", err, wire.CodeRequestCancelled)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("tasks/result on A did not end within 30 s of the cancel on B")
 	}
 	onA, err := ca.GetTask(ctx, id2)
-	if err != nil || onA.Status != string(tasks.StatusCancelled) {
+	if err != nil || onA.Status != schema.TaskStatusCancelled {
 		t.Errorf("tasks/get on A after cancel on B: %+v, %v", onA, err)
 	}
 	// The work on A must not overwrite the cancellation later.
 	time.Sleep(300 * time.Millisecond)
-	if again, err := cb.GetTask(ctx, id2); err != nil || again.Status != string(tasks.StatusCancelled) {
+	if again, err := cb.GetTask(ctx, id2); err != nil || again.Status != schema.TaskStatusCancelled {
 		t.Errorf("task after cancel settled: %+v, %v", again, err)
 	}
 }
@@ -183,7 +185,7 @@ func testKilledWorker(t *testing.T, spec string) {
 	// Work running on A when it dies.
 	id := sleepTask(t, ctx, ca, 600_000)
 	time.Sleep(2 * leaseDuration) // let A renew its lease a few times
-	if w, err := cb.GetTask(ctx, id); err != nil || w.Status != string(tasks.StatusWorking) {
+	if w, err := cb.GetTask(ctx, id); err != nil || w.Status != schema.TaskStatusWorking {
 		t.Fatalf("before the kill, on B: %+v, %v", w, err)
 	}
 
@@ -191,18 +193,18 @@ func testKilledWorker(t *testing.T, spec string) {
 	killed := time.Now()
 	_, err = cb.Result(ctx, id)
 	ended := time.Now()
-	if code, ok := client.ErrorCode(err); !ok || code != tasks.CodeInternalError {
-		t.Errorf("tasks/result on B of the lost task: %v, want JSON-RPC error %d", err, tasks.CodeInternalError)
+	if code, ok := client.ErrorCode(err); !ok || code != wire.CodeInternalError {
+		t.Errorf("tasks/result on B of the lost task: %v, want JSON-RPC error %d", err, wire.CodeInternalError)
 	}
 	lost, err := cb.GetTask(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lost.Status != string(tasks.StatusFailed) || lost.StatusMessage == "" {
-		t.Errorf("lost task on B: status %q message %q, want failed with a message", lost.Status, lost.StatusMessage)
+	if lost.Status != schema.TaskStatusFailed || lost.Message() == "" {
+		t.Errorf("lost task on B: status %q message %q, want failed with a message", lost.Status, lost.Message())
 	}
 	t.Logf("the task of the killed instance ended failed %v after kill -9 (lease %v, reap every %v); statusMessage %q",
-		ended.Sub(killed).Round(time.Millisecond), leaseDuration, reapInterval, lost.StatusMessage)
+		ended.Sub(killed).Round(time.Millisecond), leaseDuration, reapInterval, lost.Message())
 
 	// Completed results are never lost.
 	raw, err := cb.Result(ctx, doneID)
@@ -213,7 +215,7 @@ func testKilledWorker(t *testing.T, spec string) {
 
 // wakeLatency is how long after the task's last update (its completion,
 // stamped by the instance that ran it) a tasks/result elsewhere returned.
-func wakeLatency(t *testing.T, returned time.Time, done *client.Task) time.Duration {
+func wakeLatency(t *testing.T, returned time.Time, done *schema.GetTaskResult) time.Duration {
 	t.Helper()
 	finished, err := time.Parse(time.RFC3339Nano, done.LastUpdatedAt)
 	if err != nil {
@@ -238,14 +240,14 @@ func TestPostgresOutage(t *testing.T) {
 
 	cluster.Crash(t)
 	_, err = ca.GetTask(ctx, id)
-	if code, ok := client.ErrorCode(err); !ok || code != tasks.CodeInternalError {
+	if code, ok := client.ErrorCode(err); !ok || code != wire.CodeInternalError {
 		t.Errorf("tasks/get with PostgreSQL down: %v, want JSON-RPC error -32603", err)
 	} else {
 		t.Logf("tasks/get with PostgreSQL down: %v", err)
 	}
 	if _, err := ca.CallToolAsTask(ctx, "fixture_sleep", map[string]any{"ms": 0}, nil); err == nil {
 		t.Error("creating a task with PostgreSQL down succeeded")
-	} else if code, _ := client.ErrorCode(err); code != tasks.CodeInternalError {
+	} else if code, _ := client.ErrorCode(err); code != wire.CodeInternalError {
 		t.Errorf("tools/call as a task with PostgreSQL down: %v, want -32603", err)
 	}
 

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // Each benchmark runs with 1 and with 8 goroutines. Throughput is bound by
@@ -168,7 +169,7 @@ func BenchmarkListPage(b *testing.B) {
 			b.Fatal(err)
 		}
 		if i == 1000 {
-			mid = tasks.CursorOf(r).Encode()
+			mid = storekit.CursorOf(r).Encode()
 		}
 	}
 	for _, g := range benchConcurrency {

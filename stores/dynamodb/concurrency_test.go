@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // TestRaceOneTerminalWinner: 16 goroutines race Complete, Cancel and
@@ -327,7 +328,7 @@ func TestPagination1000(t *testing.T) {
 				if !want[r.ID] {
 					t.Fatalf("limit %d: unexpected task %s (expired?)", size, r.ID)
 				}
-				if last != nil && !tasks.CursorOf(*last).After(r) {
+				if last != nil && !storekit.CursorOf(*last).After(r) {
 					t.Fatalf("limit %d: out of order at %s", size, r.ID)
 				}
 				seen[r.ID] = true

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // ClassifiedFrom reports how failed conditional writes were classified so
@@ -15,7 +16,7 @@ func (s *Store) ClassifiedFrom() (server, read int64) {
 // CrashedCreate does the first two steps of a capped create (hidden put,
 // slot) and stops, as a creator that dies before revealing its task.
 func (s *Store) CrashedCreate(ctx context.Context, owner tasks.Owner) (string, error) {
-	rec, err := tasks.NewRecord(s.cfg, owner, tasks.CreateParams{})
+	rec, err := storekit.NewRecord(s.cfg, owner, tasks.CreateParams{})
 	if err != nil {
 		return "", err
 	}

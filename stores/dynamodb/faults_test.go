@@ -16,6 +16,8 @@ import (
 
 	"github.com/mcptasks/mcptasks/stores/dynamodb"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // lossyProxy forwards requests to the test server and, while armed,
@@ -83,7 +85,7 @@ func TestLostResponseIsNotRetried(t *testing.T) {
 	before := p.updates.Load()
 	_, err = s.Complete(ctx, "o", r.ID, tasks.StatusCompleted, "", tasks.Outcome{Result: json.RawMessage(`{"ok":true}`)})
 	p.armed.Store(false)
-	if err == nil || errors.Is(err, tasks.ErrInvalidTransition) || tasks.RPCCode(err) != tasks.CodeInternalError {
+	if err == nil || errors.Is(err, tasks.ErrInvalidTransition) || protocol.RPCCode(err) != wire.CodeInternalError {
 		t.Fatalf("complete with a lost response: %v; want an internal error", err)
 	}
 	if n := p.updates.Load() - before; n != 1 {

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 type av = types.AttributeValue
@@ -72,7 +73,7 @@ func encode(r tasks.Record) (map[string]av, error) {
 		it[AttrExpiryShard] = str(dueShard(r.ID))
 	}
 	if len(r.Variables) > 0 {
-		it[attrVariables] = str(string(tasks.EncodeVariables(r.Variables)))
+		it[attrVariables] = str(string(storekit.EncodeVariables(r.Variables)))
 	}
 	return it, nil
 }
@@ -125,7 +126,7 @@ func decode(it map[string]av, withOutcome bool) (tasks.Record, error) {
 		return tasks.Record{}, fmt.Errorf("dynamodb: item %s is not a task", getS(AttrPK))
 	}
 	if v := getS(attrVariables); v != "" {
-		vars, err := tasks.DecodeVariables([]byte(v))
+		vars, err := storekit.DecodeVariables([]byte(v))
 		if err != nil {
 			return tasks.Record{}, fmt.Errorf("dynamodb: variables of task %s: %w", r.ID, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // RenewLease sets the task's lease_ms to until with one conditional
@@ -77,7 +78,7 @@ func (s *Store) ReapExpiredLeases(ctx context.Context) (int, error) {
 		return 0, backendErr(op, "", err)
 	}
 	n := 0
-	lost := tasks.LostWorkerOutcome()
+	lost := storekit.LostWorkerOutcome()
 	for _, v := range victims {
 		_, err := s.finish(ctx, op, v.owner, v.id, tasks.StatusFailed, lost.Error.Message, lost, lapsed, nil, func(tasks.Record) error {
 			// Renewed, finished or gone meanwhile: not ours to reap.

@@ -36,6 +36,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // ErrClosed is returned by every method of a Store after Close.
@@ -273,7 +274,7 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 	if err := s.check(ctx, "create"); err != nil {
 		return tasks.Record{}, err
 	}
-	rec, err := tasks.NewRecord(s.cfg, owner, p)
+	rec, err := storekit.NewRecord(s.cfg, owner, p)
 	if err != nil {
 		return tasks.Record{}, err
 	}
@@ -380,10 +381,10 @@ func (s *Store) Transition(ctx context.Context, owner tasks.Owner, id string, to
 		if err != nil {
 			return tasks.Record{}, err
 		}
-		return tasks.Record{}, tasks.CheckTransition(r, to)
+		return tasks.Record{}, storekit.CheckTransition(r, to)
 	}
 	return s.change(ctx, op, owner, id, from, to, message, nil, "", nil, func(r tasks.Record) error {
-		return tasks.CheckTransition(r, to)
+		return storekit.CheckTransition(r, to)
 	})
 }
 
@@ -394,15 +395,15 @@ func (s *Store) Complete(ctx context.Context, owner tasks.Owner, id string, stat
 	if err := s.check(ctx, op); err != nil {
 		return tasks.Record{}, err
 	}
-	if (status != tasks.StatusCompleted && status != tasks.StatusFailed) || tasks.CheckOutcome(outcome) != nil {
+	if (status != tasks.StatusCompleted && status != tasks.StatusFailed) || storekit.CheckOutcome(outcome) != nil {
 		r, err := s.load(ctx, op, owner, id, false)
 		if err != nil {
 			return tasks.Record{}, err
 		}
-		return tasks.Record{}, tasks.CheckComplete(r, status, outcome)
+		return tasks.Record{}, storekit.CheckComplete(r, status, outcome)
 	}
 	return s.finish(ctx, op, owner, id, status, message, outcome, "", nil, func(r tasks.Record) error {
-		return tasks.CheckComplete(r, status, outcome)
+		return storekit.CheckComplete(r, status, outcome)
 	})
 }
 
@@ -412,7 +413,7 @@ func (s *Store) Cancel(ctx context.Context, owner tasks.Owner, id string, messag
 	if err := s.check(ctx, op); err != nil {
 		return tasks.Record{}, err
 	}
-	return s.finish(ctx, op, owner, id, tasks.StatusCancelled, message, tasks.CancelledOutcome(message), "", nil, func(r tasks.Record) error {
+	return s.finish(ctx, op, owner, id, tasks.StatusCancelled, message, storekit.CancelledOutcome(message), "", nil, func(r tasks.Record) error {
 		if !tasks.CanTransition(r.Status, tasks.StatusCancelled) {
 			return &tasks.Error{Op: op, TaskID: id, Status: r.Status, Target: tasks.StatusCancelled, Err: tasks.ErrInvalidTransition}
 		}
@@ -501,7 +502,7 @@ func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, 
 		if err != nil {
 			return tasks.Record{}, err
 		}
-		vars, err := tasks.MergeVariables(cur.Variables, patch, s.cfg.MaxVariablesBytes)
+		vars, err := storekit.MergeVariables(cur.Variables, patch, s.cfg.MaxVariablesBytes)
 		if err != nil {
 			return tasks.Record{}, &tasks.Error{Op: op, TaskID: id, Status: cur.Status, Err: err}
 		}
@@ -515,7 +516,7 @@ func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, 
 		var remove []string
 		if len(vars) > 0 {
 			set = append(set, "#variables = :vars")
-			values[":vars"] = str(string(tasks.EncodeVariables(vars)))
+			values[":vars"] = str(string(storekit.EncodeVariables(vars)))
 		} else {
 			remove = append(remove, "#variables")
 		}
@@ -564,7 +565,7 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 	values := map[string]av{":owner": str(string(owner)), ":now": num(s.cfg.Now().UnixMilli())}
 	keyCond := "#owner = :owner"
 	if opts.Cursor != "" {
-		c, err := tasks.DecodeCursor(opts.Cursor)
+		c, err := storekit.DecodeCursor(opts.Cursor)
 		if err != nil {
 			return tasks.Page{}, err
 		}
@@ -601,7 +602,7 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 		}
 		if len(page.Tasks) > limit {
 			page.Tasks = page.Tasks[:limit]
-			page.NextCursor = tasks.CursorOf(page.Tasks[limit-1]).Encode()
+			page.NextCursor = storekit.CursorOf(page.Tasks[limit-1]).Encode()
 			return page, nil
 		}
 		if len(out.LastEvaluatedKey) == 0 {
@@ -614,25 +615,13 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 // Wait polls the task at Config.PollInterval until its Version exceeds
 // after. DynamoDB has no change notification a store could block on.
 func (s *Store) Wait(ctx context.Context, owner tasks.Owner, id string, after int64) (tasks.Record, error) {
-	var tick *time.Ticker
-	for {
-		if err := s.check(ctx, "wait"); err != nil {
-			return tasks.Record{}, err
-		}
-		r, err := s.load(ctx, "wait", owner, id, false)
-		if err != nil || r.Version > after {
-			return r, err
-		}
-		if tick == nil {
-			tick = time.NewTicker(s.cfg.PollInterval)
-			defer tick.Stop()
-		}
-		select {
-		case <-ctx.Done():
-			return tasks.Record{}, ctx.Err()
-		case <-tick.C:
-		}
-	}
+	return storekit.Poller{
+		Interval: s.cfg.PollInterval,
+		Check:    func(ctx context.Context) error { return s.check(ctx, "wait") },
+		Read: func(ctx context.Context) (tasks.Record, error) {
+			return s.load(ctx, "wait", owner, id, false)
+		},
+	}.Wait(ctx, after)
 }
 
 // due calls fn for every item of a due-task index (ExpiryIndex or

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/stores/dynamodb"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 func TestLifecycle(t *testing.T) {
@@ -103,7 +104,7 @@ func TestErrorOutcomesAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ = s.Result(ctx, "o", b.ID)
-	want := tasks.CancelledOutcome("")
+	want := storekit.CancelledOutcome("")
 	if got.Status != tasks.StatusCancelled || got.Outcome.Error.Code != want.Error.Code || got.Outcome.Error.Message != want.Error.Message {
 		t.Fatalf("cancelled = %+v", got)
 	}
@@ -320,7 +321,7 @@ func TestLeases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lost := tasks.LostWorkerOutcome()
+	lost := storekit.LostWorkerOutcome()
 	if got.Status != tasks.StatusFailed || got.StatusMessage == "" || got.Outcome.Error == nil || got.Outcome.Error.Code != lost.Error.Code {
 		t.Fatalf("reaped = %+v", got)
 	}

@@ -3,7 +3,7 @@ package memory
 import (
 	"slices"
 
-	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // blockSize bounds the length of one block of the ordered index. Inserting
@@ -19,8 +19,8 @@ type index struct {
 	blocks [][]*entry
 }
 
-// less orders entries the way tasks.Cursor does.
-func less(a *entry, c tasks.Cursor) int {
+// less orders entries the way storekit.Cursor does.
+func less(a *entry, c storekit.Cursor) int {
 	if !a.rec.CreatedAt.Equal(c.CreatedAt) {
 		if a.rec.CreatedAt.Before(c.CreatedAt) {
 			return -1
@@ -38,8 +38,8 @@ func less(a *entry, c tasks.Cursor) int {
 
 // blockFor returns the index of the first block whose last entry is not
 // before c, or len(blocks) when every entry sorts before c.
-func (x *index) blockFor(c tasks.Cursor) int {
-	i, _ := slices.BinarySearchFunc(x.blocks, c, func(b []*entry, c tasks.Cursor) int {
+func (x *index) blockFor(c storekit.Cursor) int {
+	i, _ := slices.BinarySearchFunc(x.blocks, c, func(b []*entry, c storekit.Cursor) int {
 		return less(b[len(b)-1], c)
 	})
 	return i
@@ -47,7 +47,7 @@ func (x *index) blockFor(c tasks.Cursor) int {
 
 // insert adds e in order.
 func (x *index) insert(e *entry) {
-	c := tasks.CursorOf(e.rec)
+	c := storekit.CursorOf(e.rec)
 	bi := x.blockFor(c)
 	if bi == len(x.blocks) {
 		if bi > 0 && len(x.blocks[bi-1]) < blockSize {
@@ -74,7 +74,7 @@ func (x *index) insert(e *entry) {
 
 // remove deletes e if present.
 func (x *index) remove(e *entry) {
-	c := tasks.CursorOf(e.rec)
+	c := storekit.CursorOf(e.rec)
 	bi := x.blockFor(c)
 	if bi == len(x.blocks) {
 		return
@@ -97,7 +97,7 @@ func (x *index) empty() bool { return len(x.blocks) == 0 }
 
 // after calls yield for every entry sorting strictly after c (from the
 // start when c is nil), in order, until yield returns false.
-func (x *index) after(c *tasks.Cursor, yield func(*entry) bool) {
+func (x *index) after(c *storekit.Cursor, yield func(*entry) bool) {
 	bi, pos := 0, 0
 	if c != nil {
 		bi = x.blockFor(*c)

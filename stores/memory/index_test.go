@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // TestIndexMatchesSortedSlice drives the block index with random inserts
@@ -18,7 +19,7 @@ func TestIndexMatchesSortedSlice(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var x index
 	var ref []*entry
-	cmp := func(a, b *entry) int { return less(a, tasks.CursorOf(b.rec)) }
+	cmp := func(a, b *entry) int { return less(a, storekit.CursorOf(b.rec)) }
 	for step := range 6000 {
 		if len(ref) > 0 && rng.IntN(4) == 0 {
 			i := rng.IntN(len(ref))
@@ -51,7 +52,7 @@ func TestIndexMatchesSortedSlice(t *testing.T) {
 				break
 			}
 			i := rng.IntN(len(ref))
-			c := tasks.CursorOf(ref[i].rec)
+			c := storekit.CursorOf(ref[i].rec)
 			var first *entry
 			x.after(&c, func(e *entry) bool { first = e; return false })
 			var want *entry
@@ -69,7 +70,7 @@ func TestIndexMatchesSortedSlice(t *testing.T) {
 }
 
 func TestParseKey(t *testing.T) {
-	id := tasks.NewID()
+	id := storekit.NewID()
 	k, ok := parseKey(id)
 	if !ok {
 		t.Fatalf("%s rejected", id)

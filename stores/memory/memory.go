@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // ErrClosed is returned by every method of a Store after Close.
@@ -42,7 +43,7 @@ type entry struct {
 // 16 bytes in place instead of following a string.
 type taskKey [16]byte
 
-// parseKey reads an id in the canonical form tasks.NewID produces (36
+// parseKey reads an id in the canonical form storekit.NewID produces (36
 // characters, lower-case hex, hyphens at 8, 13, 18 and 23). Anything else
 // cannot name a task of this store.
 func parseKey(id string) (taskKey, bool) {
@@ -165,7 +166,7 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 	if err := ctx.Err(); err != nil {
 		return tasks.Record{}, err
 	}
-	rec, err := tasks.NewRecord(s.cfg, owner, p)
+	rec, err := storekit.NewRecord(s.cfg, owner, p)
 	if err != nil {
 		return tasks.Record{}, err
 	}
@@ -261,7 +262,7 @@ func (s *Store) Transition(ctx context.Context, owner tasks.Owner, id string, to
 	if err != nil {
 		return tasks.Record{}, err
 	}
-	if err := tasks.CheckTransition(e.rec, to); err != nil {
+	if err := storekit.CheckTransition(e.rec, to); err != nil {
 		return tasks.Record{}, err
 	}
 	e.rec.Status = to
@@ -282,7 +283,7 @@ func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, 
 	if err != nil {
 		return tasks.Record{}, err
 	}
-	vars, err := tasks.MergeVariables(e.rec.Variables, patch, s.cfg.MaxVariablesBytes)
+	vars, err := storekit.MergeVariables(e.rec.Variables, patch, s.cfg.MaxVariablesBytes)
 	if err != nil {
 		return tasks.Record{}, &tasks.Error{Op: "set variables", TaskID: id, Status: e.rec.Status, Err: err}
 	}
@@ -304,7 +305,7 @@ func (s *Store) Complete(ctx context.Context, owner tasks.Owner, id string, stat
 	if err != nil {
 		return tasks.Record{}, err
 	}
-	if err := tasks.CheckComplete(e.rec, status, outcome); err != nil {
+	if err := storekit.CheckComplete(e.rec, status, outcome); err != nil {
 		return tasks.Record{}, err
 	}
 	s.finish(e, status, message, outcome, now)
@@ -358,9 +359,9 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 	if err := ctx.Err(); err != nil {
 		return tasks.Page{}, err
 	}
-	var from *tasks.Cursor
+	var from *storekit.Cursor
 	if opts.Cursor != "" {
-		c, err := tasks.DecodeCursor(opts.Cursor)
+		c, err := storekit.DecodeCursor(opts.Cursor)
 		if err != nil {
 			return tasks.Page{}, err
 		}
@@ -405,7 +406,7 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 		return true
 	})
 	if more {
-		page.NextCursor = tasks.CursorOf(page.Tasks[len(page.Tasks)-1]).Encode()
+		page.NextCursor = storekit.CursorOf(page.Tasks[len(page.Tasks)-1]).Encode()
 	}
 	return page, nil
 }
@@ -426,7 +427,7 @@ func (s *Store) Cancel(ctx context.Context, owner tasks.Owner, id string, messag
 		return tasks.Record{}, &tasks.Error{Op: "cancel", TaskID: id, Status: e.rec.Status,
 			Target: tasks.StatusCancelled, Err: tasks.ErrInvalidTransition}
 	}
-	s.finish(e, tasks.StatusCancelled, message, tasks.CancelledOutcome(message), now)
+	s.finish(e, tasks.StatusCancelled, message, storekit.CancelledOutcome(message), now)
 	return view(e), nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/stores/postgres"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // Seeded data for the benchmarks.
@@ -33,7 +34,7 @@ const bareUpdate = `UPDATE mcptasks_tasks SET status = $3, status_message = $4, 
 
 type benchEnv struct {
 	s          *postgres.Store
-	big, small []tasks.Cursor // list order
+	big, small []storekit.Cursor // list order
 	toggle     []string
 	toggleIn   []bool // toggle[i] is in input_required; slot i is used by one goroutine at a time
 	chunk      atomic.Int64
@@ -48,12 +49,12 @@ func seedBench(b *testing.B) *benchEnv {
 	env := &benchEnv{s: open(b, dsn, cfg, postgres.WithMaxConns(16))}
 	base := time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 	var rows [][]any
-	add := func(owner string, n int, status tasks.Status) []tasks.Cursor {
-		out := make([]tasks.Cursor, n)
+	add := func(owner string, n int, status tasks.Status) []storekit.Cursor {
+		out := make([]storekit.Cursor, n)
 		for i := range n {
 			id := uuid.NewString()
 			at := base.Add(time.Duration(i) * time.Millisecond)
-			out[i] = tasks.Cursor{CreatedAt: at, ID: id}
+			out[i] = storekit.Cursor{CreatedAt: at, ID: id}
 			rows = append(rows, []any{id, owner, "tools/call", string(status), "", at, at, nil, int64(1000), nil, int64(1), nil})
 		}
 		return out
@@ -221,7 +222,7 @@ func BenchmarkStore(b *testing.B) {
 		})
 		for _, owner := range []struct {
 			name    string
-			cursors []tasks.Cursor
+			cursors []storekit.Cursor
 		}{{"small", env.small}, {"big", env.big}} {
 			b.Run(fmt.Sprintf("ListPage/owner_tasks=%d/goroutines=%d", len(owner.cursors), g), func(b *testing.B) {
 				runOps(b, g, func() func() error {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 func resultOf(i int) json.RawMessage { return json.RawMessage(fmt.Sprintf(`{"n": %d}`, i)) }
@@ -133,7 +135,7 @@ func TestEngineOutage(t *testing.T) {
 			t.Errorf("%s with PostgreSQL down: no error", name)
 			return
 		}
-		if code := tasks.RPCCode(err); code != tasks.CodeInternalError || errors.Is(err, tasks.ErrNotFound) {
+		if code := protocol.RPCCode(err); code != wire.CodeInternalError || errors.Is(err, tasks.ErrNotFound) {
 			t.Errorf("%s with PostgreSQL down: %v (code %d), want an internal error (-32603)", name, err, code)
 		}
 	}
@@ -154,7 +156,7 @@ func TestEngineOutage(t *testing.T) {
 	wg.Wait()
 	mu.Lock()
 	for _, err := range outageErrs {
-		if code := tasks.RPCCode(err); code != tasks.CodeInternalError {
+		if code := protocol.RPCCode(err); code != wire.CodeInternalError {
 			t.Errorf("a worker saw %v (code %d) during the outage, want -32603", err, code)
 		}
 	}

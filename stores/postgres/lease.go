@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // RenewLease records that the task's work is alive until until. It does
@@ -32,7 +33,7 @@ func (s *Store) RenewLease(ctx context.Context, owner tasks.Owner, id string, un
 
 // ReapExpiredLeases ends, with one UPDATE, every visible non-terminal task
 // whose lease has lapsed (lease_until <= now) as failed with
-// tasks.LostWorkerOutcome. The status change notifies waiters like any
+// storekit.LostWorkerOutcome. The status change notifies waiters like any
 // other terminal change.
 func (s *Store) ReapExpiredLeases(ctx context.Context) (int, error) {
 	const op = "reap expired leases"
@@ -40,7 +41,7 @@ func (s *Store) ReapExpiredLeases(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	now := s.cfg.Now()
-	o := tasks.LostWorkerOutcome()
+	o := storekit.LostWorkerOutcome()
 	res, code, msg, data := outcomeArgs(o)
 	tag, err := s.pool.Exec(ctx, `UPDATE mcptasks_tasks
 		SET status = 'failed', status_message = $2, version = version + 1, updated_at = GREATEST(updated_at, $1),

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // visibleAt opens the SQL condition "not expired at now"; callers append
@@ -52,7 +53,7 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 	if err := s.check(ctx, "create"); err != nil {
 		return tasks.Record{}, err
 	}
-	rec, err := tasks.NewRecord(s.cfg, owner, p)
+	rec, err := storekit.NewRecord(s.cfg, owner, p)
 	if err != nil {
 		return tasks.Record{}, err
 	}
@@ -63,7 +64,7 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 	rec.Method, rec.StatusMessage = clean(rec.Method), clean(rec.StatusMessage)
 	args := []any{rec.ID, string(rec.Owner), rec.Method, string(rec.Status), rec.StatusMessage,
 		rec.CreatedAt, rec.LastUpdatedAt, nullableMS(rec.TTL), rec.PollInterval.Milliseconds(),
-		nullableTime(rec.ExpiresAt), rec.Version, tasks.EncodeVariables(rec.Variables)}
+		nullableTime(rec.ExpiresAt), rec.Version, storekit.EncodeVariables(rec.Variables)}
 	const insert = `INSERT INTO mcptasks_tasks
 		(id, owner, method, status, status_message, created_at, updated_at, ttl_ms, poll_ms, expires_at, version, variables) `
 	limit := s.cfg.MaxTasksPerOwner
@@ -162,7 +163,7 @@ func (s *Store) Transition(ctx context.Context, owner tasks.Owner, id string, to
 		args = []any{id, string(owner), from[0], string(to), clean(message), now}
 	}
 	return s.conditional(ctx, "transition", owner, id, now, sql, args,
-		func(cur tasks.Record) error { return tasks.CheckTransition(cur, to) })
+		func(cur tasks.Record) error { return storekit.CheckTransition(cur, to) })
 }
 
 // finishSQL ends an active task with its outcome and drops its lease.
@@ -184,12 +185,12 @@ func (s *Store) Complete(ctx context.Context, owner tasks.Owner, id string, stat
 		return tasks.Record{}, err
 	}
 	now := s.cfg.Now()
-	check := func(cur tasks.Record) error { return tasks.CheckComplete(cur, status, outcome) }
+	check := func(cur tasks.Record) error { return storekit.CheckComplete(cur, status, outcome) }
 	var sql string
 	var args []any
 	// Only a valid target and outcome may reach the database; otherwise
 	// the read below reports the error the memory store reports.
-	if (status == tasks.StatusCompleted || status == tasks.StatusFailed) && tasks.CheckOutcome(outcome) == nil {
+	if (status == tasks.StatusCompleted || status == tasks.StatusFailed) && storekit.CheckOutcome(outcome) == nil {
 		sql, args = finishSQL, finishArgs(owner, id, status, message, now, outcome)
 	}
 	return s.conditional(ctx, "complete", owner, id, now, sql, args, check)
@@ -202,7 +203,7 @@ func (s *Store) Cancel(ctx context.Context, owner tasks.Owner, id string, messag
 		return tasks.Record{}, err
 	}
 	now := s.cfg.Now()
-	args := finishArgs(owner, id, tasks.StatusCancelled, message, now, tasks.CancelledOutcome(message))
+	args := finishArgs(owner, id, tasks.StatusCancelled, message, now, storekit.CancelledOutcome(message))
 	return s.conditional(ctx, "cancel", owner, id, now, finishSQL, args, func(cur tasks.Record) error {
 		if !tasks.CanTransition(cur.Status, tasks.StatusCancelled) {
 			return &tasks.Error{Op: "cancel", TaskID: id, Status: cur.Status,
@@ -229,7 +230,7 @@ func (s *Store) Result(ctx context.Context, owner tasks.Owner, id string) (tasks
 
 // SetVariables merges patch into the task's variables. The row is locked
 // (SELECT … FOR UPDATE) for the read-merge-write, so concurrent merges
-// never lose an update, and the merge is tasks.MergeVariables itself, so
+// never lose an update, and the merge is storekit.MergeVariables itself, so
 // the result and the size check equal every other backend's.
 func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, patch map[string]json.RawMessage) (tasks.Record, error) {
 	const op = "set variables"
@@ -251,14 +252,14 @@ func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, 
 			opErr = &tasks.Error{Op: op, TaskID: id, Err: tasks.ErrExpired}
 			return nil
 		}
-		vars, err := tasks.MergeVariables(cur.Variables, patch, s.cfg.MaxVariablesBytes)
+		vars, err := storekit.MergeVariables(cur.Variables, patch, s.cfg.MaxVariablesBytes)
 		if err != nil {
 			opErr = &tasks.Error{Op: op, TaskID: id, Status: cur.Status, Err: err}
 			return nil
 		}
 		out, err = scanView(tx.QueryRow(ctx, `UPDATE mcptasks_tasks
 			SET variables = $2, version = version + 1, updated_at = GREATEST(updated_at, $3)
-			WHERE id = $1 RETURNING `+viewColumns, id, tasks.EncodeVariables(vars), now))
+			WHERE id = $1 RETURNING `+viewColumns, id, storekit.EncodeVariables(vars), now))
 		return err
 	})
 	if err != nil {
@@ -277,10 +278,10 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 	if err := ctx.Err(); err != nil {
 		return tasks.Page{}, err
 	}
-	after := tasks.Cursor{ID: ""} // before everything: ids are never empty
+	after := storekit.Cursor{ID: ""} // before everything: ids are never empty
 	hasCursor := opts.Cursor != ""
 	if hasCursor {
-		c, err := tasks.DecodeCursor(opts.Cursor)
+		c, err := storekit.DecodeCursor(opts.Cursor)
 		if err != nil {
 			return tasks.Page{}, err
 		}
@@ -315,7 +316,7 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 	var page tasks.Page
 	if len(recs) > limit {
 		recs = recs[:limit]
-		page.NextCursor = tasks.CursorOf(recs[limit-1]).Encode()
+		page.NextCursor = storekit.CursorOf(recs[limit-1]).Encode()
 	}
 	if len(recs) > 0 {
 		page.Tasks = recs

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // viewColumns are the columns of a Record as Get and List return it,
@@ -61,7 +62,7 @@ func (r *row) record(withOutcome bool) (tasks.Record, error) {
 	if r.expires != nil {
 		rec.ExpiresAt = r.expires.UTC()
 	}
-	vars, err := tasks.DecodeVariables(r.variables)
+	vars, err := storekit.DecodeVariables(r.variables)
 	if err != nil {
 		return tasks.Record{}, fmt.Errorf("task %s: stored variables are corrupt: %w", r.id, err)
 	}

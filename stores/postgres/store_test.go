@@ -13,6 +13,7 @@ import (
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/stores/postgres"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
 )
 
 func TestMigrationsRerunSafely(t *testing.T) {
@@ -328,7 +329,7 @@ func TestVariablesMatchMemoryStore(t *testing.T) {
 		}
 		gp, errP := pg.SetVariables(ctx, "v", rp.ID, patch)
 		gm, errM := mem.SetVariables(ctx, "v", rm.ID, patch)
-		if (errP == nil) != (errM == nil) || (errP != nil && tasks.RPCCode(errP) != tasks.RPCCode(errM)) {
+		if (errP == nil) != (errM == nil) || (errP != nil && protocol.RPCCode(errP) != protocol.RPCCode(errM)) {
 			t.Fatalf("step %d patch %v: postgres %v, memory %v", i, patch, errP, errM)
 		}
 		if errP != nil {

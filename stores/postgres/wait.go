@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // notifyChannel is the channel the migration's trigger notifies on; the
@@ -31,33 +32,19 @@ func (s *Store) Wait(ctx context.Context, owner tasks.Owner, id string, after in
 	if l == nil {
 		return tasks.Record{}, &tasks.Error{Op: "wait", TaskID: id, Err: ErrClosed}
 	}
+	// Registered once for the whole wait: the channel keeps one pending
+	// wake-up, so nothing is lost between two reads.
 	ch, unregister := l.register(id)
 	defer unregister()
-	poll := s.cfg.PollInterval
-	if poll <= 0 {
-		poll = tasks.DefaultPollInterval
-	}
-	tick := time.NewTicker(poll)
-	defer tick.Stop()
-	for {
-		if err := s.check(ctx, "wait"); err != nil {
-			return tasks.Record{}, err
-		}
-		rec, err := s.read(ctx, "wait", owner, id, s.cfg.Now(), false)
-		if err != nil {
-			return tasks.Record{}, err
-		}
-		if rec.Version > after {
-			return rec, nil
-		}
-		select {
-		case <-ch:
-		case <-tick.C:
-		case <-l.done:
-		case <-ctx.Done():
-			return tasks.Record{}, ctx.Err()
-		}
-	}
+	return storekit.Poller{
+		Interval: s.cfg.PollInterval,
+		Check:    func(ctx context.Context) error { return s.check(ctx, "wait") },
+		Read: func(ctx context.Context) (tasks.Record, error) {
+			return s.read(ctx, "wait", owner, id, s.cfg.Now(), false)
+		},
+		Watch: func() (<-chan struct{}, func()) { return ch, func() {} },
+		Done:  l.done,
+	}.Wait(ctx, after)
 }
 
 // startListener returns the store's listener, starting it on first use;

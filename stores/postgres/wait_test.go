@@ -11,6 +11,7 @@ import (
 	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/stores/postgres"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 type waitResult struct {
@@ -192,7 +193,7 @@ func TestLeases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := tasks.LostWorkerOutcome()
+	want := storekit.LostWorkerOutcome()
 	if res.Outcome.Error == nil || !reflect.DeepEqual(*res.Outcome.Error, *want.Error) || res.Outcome.Result != nil {
 		t.Errorf("reaped outcome %+v, want %+v", res.Outcome, want)
 	}

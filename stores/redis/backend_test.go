@@ -13,6 +13,8 @@ import (
 	"github.com/mcptasks/mcptasks/stores/internal/storetest"
 	"github.com/mcptasks/mcptasks/stores/redis"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 func open(tb testing.TB, cfg tasks.Config) tasks.Store {
@@ -123,8 +125,8 @@ func TestServerDownThenBack(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s succeeded with the server down", name)
 		}
-		if code := tasks.RPCCode(err); code != tasks.CodeInternalError {
-			t.Fatalf("%s: error %v maps to %d, want %d", name, err, code, tasks.CodeInternalError)
+		if code := protocol.RPCCode(err); code != wire.CodeInternalError {
+			t.Fatalf("%s: error %v maps to %d, want %d", name, err, code, wire.CodeInternalError)
 		}
 		if errors.Is(err, tasks.ErrNotFound) {
 			t.Fatalf("%s: engine failure reported as not found: %v", name, err)
@@ -226,7 +228,7 @@ func TestLeases(t *testing.T) {
 	}
 	r, err := st.Result(ctx, "o", leased.ID)
 	if err != nil || r.Status != tasks.StatusFailed || r.StatusMessage == "" || r.Outcome.Error == nil ||
-		r.Outcome.Error.Code != tasks.CodeInternalError {
+		r.Outcome.Error.Code != wire.CodeInternalError {
 		t.Fatalf("reaped task: %+v %+v, %v", r, r.Outcome, err)
 	}
 	for _, id := range []string{renewed.ID, unleased.ID} {

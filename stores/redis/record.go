@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // numFields is how many task fields a packed reply carries, in this
@@ -114,7 +115,7 @@ func parseRecord(id string, f []string) (tasks.Record, error) {
 		r.ExpiresAt = time.UnixMilli(exp).UTC()
 	}
 	if f[iVars] != "" {
-		vars, err := tasks.DecodeVariables([]byte(f[iVars]))
+		vars, err := storekit.DecodeVariables([]byte(f[iVars]))
 		if err != nil {
 			return tasks.Record{}, fmt.Errorf("task %s: stored variables: %w", id, err)
 		}

@@ -35,6 +35,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // DefaultPrefix is the key prefix used when none is given.
@@ -182,7 +183,7 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 	if err := ctx.Err(); err != nil {
 		return tasks.Record{}, err
 	}
-	rec, err := tasks.NewRecord(s.cfg, owner, p)
+	rec, err := storekit.NewRecord(s.cfg, owner, p)
 	if err != nil {
 		return tasks.Record{}, err
 	}
@@ -217,7 +218,7 @@ func (s *Store) createCall(rec tasks.Record) ([]string, []any) {
 	args := []any{limit, created, mem, rec.ID, exp,
 		"own", string(rec.Owner), "exp", exp,
 		"st", string(rec.Status), "msg", rec.StatusMessage, "up", msStr(rec.LastUpdatedAt),
-		"ver", strconv.FormatInt(rec.Version, 10), "vars", string(tasks.EncodeVariables(rec.Variables)),
+		"ver", strconv.FormatInt(rec.Version, 10), "vars", string(storekit.EncodeVariables(rec.Variables)),
 		"fix", packFields(string(rec.Owner), rec.Method, created, ttl, poll, exp),
 		"res", "", "ecode", "", "emsg", "", "edata", "", "mem", mem}
 	return []string{s.taskKey(rec.ID), s.indexKey(rec.Owner), s.activeKey(rec.Owner), s.expiryKey()}, args
@@ -360,7 +361,7 @@ func (s *Store) Transition(ctx context.Context, owner tasks.Owner, id string, to
 	if err != nil || ok {
 		return rec, err
 	}
-	if err := tasks.CheckTransition(rec, to); err != nil {
+	if err := storekit.CheckTransition(rec, to); err != nil {
 		return tasks.Record{}, err
 	}
 	return tasks.Record{}, engineErr("transition", id, errors.New("status check disagrees with the engine"))
@@ -375,14 +376,14 @@ func (s *Store) Complete(ctx context.Context, owner tasks.Owner, id string, stat
 	allowed := allowedFrom(status)
 	// Errors independent of the current status still come after the
 	// not-found check, worded by CheckComplete on the current record.
-	if tasks.CheckComplete(tasks.Record{Status: tasks.StatusWorking}, status, outcome) != nil {
+	if storekit.CheckComplete(tasks.Record{Status: tasks.StatusWorking}, status, outcome) != nil {
 		allowed = ","
 	}
 	rec, ok, err := s.change(ctx, "complete", owner, id, allowed, status, message, &outcome)
 	if err != nil || ok {
 		return rec, err
 	}
-	if err := tasks.CheckComplete(rec, status, outcome); err != nil {
+	if err := storekit.CheckComplete(rec, status, outcome); err != nil {
 		return tasks.Record{}, err
 	}
 	return tasks.Record{}, engineErr("complete", id, errors.New("status check disagrees with the engine"))
@@ -393,7 +394,7 @@ func (s *Store) Cancel(ctx context.Context, owner tasks.Owner, id string, messag
 	if err := ctx.Err(); err != nil {
 		return tasks.Record{}, err
 	}
-	o := tasks.CancelledOutcome(message)
+	o := storekit.CancelledOutcome(message)
 	rec, ok, err := s.change(ctx, "cancel", owner, id, allowedFrom(tasks.StatusCancelled), tasks.StatusCancelled, message, &o)
 	if err != nil || ok {
 		return rec, err
@@ -407,7 +408,7 @@ func (s *Store) Cancel(ctx context.Context, owner tasks.Owner, id string, messag
 const maxVarRetries = 64
 
 // SetVariables merges patch into the task's variables with
-// tasks.MergeVariables and stores the result only if the task has not
+// storekit.MergeVariables and stores the result only if the task has not
 // changed since it was read (a version check in Lua), retrying otherwise.
 func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, patch map[string]json.RawMessage) (tasks.Record, error) {
 	const op = "set variables"
@@ -419,12 +420,12 @@ func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, 
 		if err != nil {
 			return tasks.Record{}, err
 		}
-		vars, err := tasks.MergeVariables(cur.Variables, patch, s.cfg.MaxVariablesBytes)
+		vars, err := storekit.MergeVariables(cur.Variables, patch, s.cfg.MaxVariablesBytes)
 		if err != nil {
 			return tasks.Record{}, &tasks.Error{Op: op, TaskID: id, Status: cur.Status, Err: err}
 		}
 		reply, err := varsScript.Run(ctx, s.client, []string{s.taskKey(id)}, string(owner), msStr(s.cfg.Now()),
-			strconv.FormatInt(cur.Version, 10), string(tasks.EncodeVariables(vars)), s.channel(id)).Text()
+			strconv.FormatInt(cur.Version, 10), string(storekit.EncodeVariables(vars)), s.channel(id)).Text()
 		if err != nil {
 			return tasks.Record{}, engineErr(op, id, err)
 		}
@@ -460,7 +461,7 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 	}
 	start := ""
 	if opts.Cursor != "" {
-		c, err := tasks.DecodeCursor(opts.Cursor)
+		c, err := storekit.DecodeCursor(opts.Cursor)
 		if err != nil {
 			return tasks.Page{}, err
 		}
@@ -489,7 +490,7 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 		page.Tasks = append(page.Tasks, rec)
 	}
 	if len(vals) > limit {
-		page.NextCursor = tasks.CursorOf(page.Tasks[len(page.Tasks)-1]).Encode()
+		page.NextCursor = storekit.CursorOf(page.Tasks[len(page.Tasks)-1]).Encode()
 	}
 	return page, nil
 }
@@ -541,7 +542,7 @@ func (s *Store) RenewLease(ctx context.Context, owner tasks.Owner, id string, un
 // ReapExpiredLeases fails every non-terminal task whose lease deadline is
 // at or before Config.Now().
 func (s *Store) ReapExpiredLeases(ctx context.Context) (int, error) {
-	o := tasks.LostWorkerOutcome()
+	o := storekit.LostWorkerOutcome()
 	total := 0
 	for {
 		if err := ctx.Err(); err != nil {

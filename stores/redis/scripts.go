@@ -134,7 +134,7 @@ return table.concat({tag, '\n', h[8], tostring(#h[3]), ':', h[3], tostring(#h[4]
 
 // varsScript stores merged variables if the task is still at the version
 // they were merged from (the merge itself runs in Go with
-// tasks.MergeVariables, so sizes and results match every other store).
+// storekit.MergeVariables, so sizes and results match every other store).
 //
 // KEYS: task hash. ARGV: owner, now, expected version, variables JSON
 // ("" for none), channel.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 var _ tasks.LeaseStore = (*Store)(nil)
@@ -36,7 +37,7 @@ func (s *Store) RenewLease(ctx context.Context, owner tasks.Owner, id string, un
 
 // ReapExpiredLeases ends, in one UPDATE, every visible non-terminal task
 // whose lease lapsed at Config.Now() as failed with
-// tasks.LostWorkerOutcome, freeing its owner's slot, and wakes the waiters
+// storekit.LostWorkerOutcome, freeing its owner's slot, and wakes the waiters
 // of those tasks in this process.
 func (s *Store) ReapExpiredLeases(ctx context.Context) (int, error) {
 	const op = "reap expired leases"
@@ -48,7 +49,7 @@ func (s *Store) ReapExpiredLeases(ctx context.Context) (int, error) {
 
 func (s *Store) reap(ctx context.Context, op string) (int, error) {
 	now := ms(s.cfg.Now())
-	o := tasks.LostWorkerOutcome()
+	o := storekit.LostWorkerOutcome()
 	rows, err := s.writer.QueryContext(ctx, `UPDATE tasks SET status = 'failed', status_message = ?,
 		result = NULL, err_code = ?, err_message = ?, err_data = NULL, lease_until = NULL,
 		updated_at = max(updated_at, ?), version = version + 1

@@ -9,6 +9,8 @@ import (
 
 	"github.com/mcptasks/mcptasks/stores/sqlite"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 func TestLeases(t *testing.T) {
@@ -58,7 +60,7 @@ func TestLeases(t *testing.T) {
 		t.Fatalf("result of the reaped task: %v", err)
 	}
 	if got.Status != tasks.StatusFailed || got.Outcome == nil || got.Outcome.Error == nil ||
-		got.Outcome.Error.Code != tasks.CodeInternalError || got.StatusMessage != tasks.LostWorkerOutcome().Error.Message {
+		got.Outcome.Error.Code != wire.CodeInternalError || got.StatusMessage != storekit.LostWorkerOutcome().Error.Message {
 		t.Errorf("reaped task: %+v outcome %+v", got, got.Outcome)
 	}
 	for _, id := range []string{renewed.ID, never.ID} {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // ms renders t as Unix milliseconds, the unit every time column uses.
@@ -51,7 +52,7 @@ func scanRecord(sc scanner, withOutcome bool) (tasks.Record, error) {
 	if exp.Valid {
 		r.ExpiresAt = fromMS(exp.Int64)
 	}
-	v, err := tasks.DecodeVariables(vars)
+	v, err := storekit.DecodeVariables(vars)
 	if err != nil {
 		return tasks.Record{}, fmt.Errorf("task %s: stored variables: %w", r.ID, err)
 	}
@@ -74,7 +75,7 @@ func scanRecord(sc scanner, withOutcome bool) (tasks.Record, error) {
 
 // variablesValue is the column value of vars: its JSON, or NULL when empty.
 func variablesValue(vars map[string]json.RawMessage) any {
-	if b := tasks.EncodeVariables(vars); b != nil {
+	if b := storekit.EncodeVariables(vars); b != nil {
 		return b
 	}
 	return nil

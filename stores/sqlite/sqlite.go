@@ -32,6 +32,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // ErrClosed is returned by every method of a Store after Close.
@@ -179,7 +180,7 @@ func (s *Store) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePar
 	if err := s.begin(ctx, "create"); err != nil {
 		return tasks.Record{}, err
 	}
-	rec, err := tasks.NewRecord(s.cfg, owner, p)
+	rec, err := storekit.NewRecord(s.cfg, owner, p)
 	if err != nil {
 		return tasks.Record{}, err
 	}
@@ -324,7 +325,7 @@ func (s *Store) Transition(ctx context.Context, owner tasks.Owner, id string, to
 		if err != nil {
 			return tasks.Record{}, err
 		}
-		if err := tasks.CheckTransition(cur, to); err != nil {
+		if err := storekit.CheckTransition(cur, to); err != nil {
 			return tasks.Record{}, err
 		}
 	}
@@ -332,7 +333,7 @@ func (s *Store) Transition(ctx context.Context, owner tasks.Owner, id string, to
 }
 
 // SetVariables merges patch into the task's variables inside one
-// immediate transaction, using tasks.MergeVariables so the result and the
+// immediate transaction, using storekit.MergeVariables so the result and the
 // size limit are exactly those of every other store.
 func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, patch map[string]json.RawMessage) (tasks.Record, error) {
 	const op = "set variables"
@@ -348,7 +349,7 @@ func (s *Store) SetVariables(ctx context.Context, owner tasks.Owner, id string, 
 	if err != nil {
 		return tasks.Record{}, err
 	}
-	vars, err := tasks.MergeVariables(cur.Variables, patch, s.cfg.MaxVariablesBytes)
+	vars, err := storekit.MergeVariables(cur.Variables, patch, s.cfg.MaxVariablesBytes)
 	if err != nil {
 		return tasks.Record{}, &tasks.Error{Op: op, TaskID: id, Status: cur.Status, Err: err}
 	}
@@ -376,11 +377,11 @@ func (s *Store) Complete(ctx context.Context, owner tasks.Owner, id string, stat
 	// Errors that do not depend on the current status (wrong target, bad
 	// outcome) skip the UPDATE; the read below reports them exactly as
 	// CheckComplete words them, after the not-found check.
-	if tasks.CheckComplete(tasks.Record{Status: tasks.StatusWorking}, status, outcome) != nil {
+	if storekit.CheckComplete(tasks.Record{Status: tasks.StatusWorking}, status, outcome) != nil {
 		from = nil
 	}
 	return s.finish(ctx, "complete", owner, id, from, status, message, outcome, func(cur tasks.Record) error {
-		return tasks.CheckComplete(cur, status, outcome)
+		return storekit.CheckComplete(cur, status, outcome)
 	})
 }
 
@@ -390,7 +391,7 @@ func (s *Store) Cancel(ctx context.Context, owner tasks.Owner, id string, messag
 		return tasks.Record{}, err
 	}
 	return s.finish(ctx, "cancel", owner, id, fromStatuses(tasks.StatusCancelled), tasks.StatusCancelled, message,
-		tasks.CancelledOutcome(message), func(cur tasks.Record) error {
+		storekit.CancelledOutcome(message), func(cur tasks.Record) error {
 			if !tasks.CanTransition(cur.Status, tasks.StatusCancelled) {
 				return &tasks.Error{Op: "cancel", TaskID: id, Status: cur.Status,
 					Target: tasks.StatusCancelled, Err: tasks.ErrInvalidTransition}
@@ -452,9 +453,9 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 	if err := s.begin(ctx, "list"); err != nil {
 		return tasks.Page{}, err
 	}
-	after := tasks.Cursor{CreatedAt: time.UnixMilli(-1 << 62), ID: ""}
+	after := storekit.Cursor{CreatedAt: time.UnixMilli(-1 << 62), ID: ""}
 	if opts.Cursor != "" {
-		c, err := tasks.DecodeCursor(opts.Cursor)
+		c, err := storekit.DecodeCursor(opts.Cursor)
 		if err != nil {
 			return tasks.Page{}, err
 		}
@@ -476,7 +477,7 @@ func (s *Store) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOpti
 			return tasks.Page{}, s.dbErr("list", "", err)
 		}
 		if len(page.Tasks) == limit {
-			page.NextCursor = tasks.CursorOf(page.Tasks[len(page.Tasks)-1]).Encode()
+			page.NextCursor = storekit.CursorOf(page.Tasks[len(page.Tasks)-1]).Encode()
 			break
 		}
 		if page.Tasks == nil {
@@ -525,30 +526,15 @@ func (s *Store) DeleteExpired(ctx context.Context) (int, error) {
 // this Store wake it at once; it also rereads the row every
 // Config.PollInterval, which catches other processes' writes and expiry.
 func (s *Store) Wait(ctx context.Context, owner tasks.Owner, id string, after int64) (tasks.Record, error) {
-	var tick <-chan time.Time
-	for {
-		if err := s.begin(ctx, "wait"); err != nil {
-			return tasks.Record{}, err
-		}
-		ch, release := s.notify.watch(id)
-		rec, err := s.get(ctx, s.reader, "wait", owner, id, false)
-		if err != nil || rec.Version > after {
-			release()
-			return rec, err
-		}
-		if tick == nil {
-			t := time.NewTicker(s.cfg.PollInterval)
-			defer t.Stop()
-			tick = t.C
-		}
-		select {
-		case <-ch:
-		case <-tick:
-		case <-s.done:
-		case <-ctx.Done():
-		}
-		release()
-	}
+	return storekit.Poller{
+		Interval: s.cfg.PollInterval,
+		Check:    func(ctx context.Context) error { return s.begin(ctx, "wait") },
+		Read: func(ctx context.Context) (tasks.Record, error) {
+			return s.get(ctx, s.reader, "wait", owner, id, false)
+		},
+		Watch: func() (<-chan struct{}, func()) { return s.notify.watch(id) },
+		Done:  s.done,
+	}.Wait(ctx, after)
 }
 
 // notifier hands out a channel per waited-on task that is closed when the

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // ProtocolVersion is the MCP revision this client proposes.
@@ -214,7 +216,7 @@ func (c *Client) Connect(ctx context.Context) (*InitializeResult, error) {
 		"capabilities":    c.caps,
 		"clientInfo":      c.info,
 	}
-	raw, err := c.Call(ctx, "initialize", params)
+	raw, err := c.Call(ctx, wire.MethodInitialize, params)
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
@@ -226,7 +228,7 @@ func (c *Client) Connect(ctx context.Context) (*InitializeResult, error) {
 	c.version = res.ProtocolVersion
 	c.initResult = raw
 	c.mu.Unlock()
-	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
+	if err := c.Notify(ctx, wire.NotificationInitialized, nil); err != nil {
 		return nil, fmt.Errorf("notifications/initialized: %w", err)
 	}
 	return &res, nil

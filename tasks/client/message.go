@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"time"
+
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Direction says whether a message was sent or received by the client.
@@ -135,21 +137,21 @@ func isNull(raw json.RawMessage) bool {
 // requestDef maps a server-to-client request method to its $def.
 func requestDef(method string) string {
 	switch method {
-	case "elicitation/create":
+	case wire.MethodElicitationCreate:
 		return "ElicitRequest"
 	case "sampling/createMessage":
 		return "CreateMessageRequest"
 	case "roots/list":
 		return "ListRootsRequest"
-	case "ping":
+	case wire.MethodPing:
 		return "PingRequest"
-	case "tasks/get":
+	case wire.MethodTasksGet:
 		return "GetTaskRequest"
-	case "tasks/result":
+	case wire.MethodTasksResult:
 		return "GetTaskPayloadRequest"
-	case "tasks/list":
+	case wire.MethodTasksList:
 		return "ListTasksRequest"
-	case "tasks/cancel":
+	case wire.MethodTasksCancel:
 		return "CancelTaskRequest"
 	}
 	return "JSONRPCRequest"
@@ -158,13 +160,13 @@ func requestDef(method string) string {
 // notificationDef maps a notification method to its $def.
 func notificationDef(method string) string {
 	switch method {
-	case "notifications/tasks/status":
+	case wire.NotificationTaskStatus:
 		return "TaskStatusNotification"
-	case "notifications/progress":
+	case wire.NotificationProgress:
 		return "ProgressNotification"
 	case "notifications/message":
 		return "LoggingMessageNotification"
-	case "notifications/cancelled":
+	case wire.NotificationCancelled:
 		return "CancelledNotification"
 	case "notifications/elicitation/complete":
 		return "ElicitationCompleteNotification"
@@ -188,21 +190,21 @@ func ResultDef(method string, taskAugmented bool) string {
 		return "CreateTaskResult"
 	}
 	switch method {
-	case "initialize":
+	case wire.MethodInitialize:
 		return "InitializeResult"
-	case "ping":
+	case wire.MethodPing:
 		return "EmptyResult"
-	case "tools/list":
+	case wire.MethodToolsList:
 		return "ListToolsResult"
-	case "tools/call":
+	case wire.MethodToolsCall:
 		return "CallToolResult"
-	case "tasks/get":
+	case wire.MethodTasksGet:
 		return "GetTaskResult"
-	case "tasks/result":
+	case wire.MethodTasksResult:
 		return "GetTaskPayloadResult"
-	case "tasks/list":
+	case wire.MethodTasksList:
 		return "ListTasksResult"
-	case "tasks/cancel":
+	case wire.MethodTasksCancel:
 		return "CancelTaskResult"
 	case "prompts/list":
 		return "ListPromptsResult"

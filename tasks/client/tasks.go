@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
+
+	"github.com/mcptasks/mcptasks/schema"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // MalformedError is a result the client could not read as the type its
@@ -24,79 +28,28 @@ func (e *MalformedError) Error() string {
 // Unwrap returns the decoding problem.
 func (e *MalformedError) Unwrap() error { return e.Err }
 
-// RelatedTaskKey is the _meta key that ties a message to a task.
-const RelatedTaskKey = "io.modelcontextprotocol/related-task"
-
-// Task is the task state a server reports, decoded leniently. Timestamps
-// stay strings so callers can judge their format themselves.
-type Task struct {
-	TaskID        string          `json:"taskId"`
-	Status        string          `json:"status"`
-	StatusMessage string          `json:"statusMessage,omitempty"`
-	CreatedAt     string          `json:"createdAt"`
-	LastUpdatedAt string          `json:"lastUpdatedAt"`
-	TTL           *int64          `json:"ttl"`
-	PollInterval  *int64          `json:"pollInterval,omitempty"`
-	Meta          json.RawMessage `json:"_meta,omitempty"`
-}
-
-// Terminal reports whether the task is completed, failed or cancelled.
-func (t Task) Terminal() bool {
-	return t.Status == "completed" || t.Status == "failed" || t.Status == "cancelled"
-}
-
-// Poll returns the server's suggested polling period, or def if it gave none.
-func (t Task) Poll(def time.Duration) time.Duration {
-	if t.PollInterval != nil && *t.PollInterval > 0 {
-		return time.Duration(*t.PollInterval) * time.Millisecond
-	}
-	return def
-}
-
-// Tool is one entry of tools/list.
-type Tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
-	Execution   *struct {
-		TaskSupport string `json:"taskSupport,omitempty"`
-	} `json:"execution,omitempty"`
-}
-
-// TaskSupport returns the effective execution.taskSupport: "forbidden" when
-// absent.
-func (t Tool) TaskSupport() string {
-	if t.Execution == nil || t.Execution.TaskSupport == "" {
-		return "forbidden"
-	}
-	return t.Execution.TaskSupport
-}
-
 // ListTools pages through tools/list and returns every tool.
-func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
-	var all []Tool
+func (c *Client) ListTools(ctx context.Context) ([]schema.Tool, error) {
+	var all []schema.Tool
 	cursor := ""
 	for page := 0; page < 1000; page++ {
 		var params any
 		if cursor != "" {
 			params = map[string]string{"cursor": cursor}
 		}
-		raw, err := c.Call(ctx, "tools/list", params)
+		raw, err := c.Call(ctx, wire.MethodToolsList, params)
 		if err != nil {
 			return nil, err
 		}
-		var res struct {
-			Tools      []Tool `json:"tools"`
-			NextCursor string `json:"nextCursor,omitempty"`
-		}
-		if err := json.Unmarshal(raw, &res); err != nil {
-			return nil, fmt.Errorf("tools/list: decode: %w", err)
+		var res schema.ListToolsResult
+		if err := DecodeResult(raw, &res); err != nil {
+			return nil, &MalformedError{Method: wire.MethodToolsList, Raw: raw, Err: fmt.Errorf("decode: %w", err)}
 		}
 		all = append(all, res.Tools...)
-		if res.NextCursor == "" {
+		if res.NextCursor == nil || *res.NextCursor == "" {
 			return all, nil
 		}
-		cursor = res.NextCursor
+		cursor = *res.NextCursor
 	}
 	return nil, fmt.Errorf("tools/list: more than 1000 pages")
 }
@@ -136,58 +89,53 @@ func (tc ToolCall) Params() map[string]any {
 // CallTool calls a tool without task augmentation and returns the raw
 // CallToolResult.
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (json.RawMessage, error) {
-	return c.Call(ctx, "tools/call", ToolCall{Name: name, Arguments: args}.Params(), opts...)
-}
-
-// CreateTaskResult is the reply to a task-augmented request.
-type CreateTaskResult struct {
-	Task Task            `json:"task"`
-	Meta json.RawMessage `json:"_meta,omitempty"`
+	return c.Call(ctx, wire.MethodToolsCall, ToolCall{Name: name, Arguments: args}.Params(), opts...)
 }
 
 // CallToolAsTask calls a tool with task augmentation (ttl nil: none
 // requested) and returns the created task.
-func (c *Client) CallToolAsTask(ctx context.Context, name string, args any, ttl *int64, opts ...CallOption) (*CreateTaskResult, error) {
+func (c *Client) CallToolAsTask(ctx context.Context, name string, args any, ttl *int64, opts ...CallOption) (*schema.CreateTaskResult, error) {
 	return c.CreateTask(ctx, ToolCall{Name: name, Arguments: args, Task: &TaskParams{TTL: ttl}}, opts...)
 }
 
 // CreateTask sends tc (whose Task must be set) and decodes the
 // CreateTaskResult.
-func (c *Client) CreateTask(ctx context.Context, tc ToolCall, opts ...CallOption) (*CreateTaskResult, error) {
+func (c *Client) CreateTask(ctx context.Context, tc ToolCall, opts ...CallOption) (*schema.CreateTaskResult, error) {
 	if tc.Task == nil {
 		tc.Task = &TaskParams{}
 	}
-	raw, err := c.Call(ctx, "tools/call", tc.Params(), opts...)
+	raw, err := c.Call(ctx, wire.MethodToolsCall, tc.Params(), opts...)
 	if err != nil {
 		return nil, err
 	}
-	var res CreateTaskResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, &MalformedError{Method: "tools/call", Raw: raw, Err: fmt.Errorf("decode CreateTaskResult: %w", err)}
+	var res schema.CreateTaskResult
+	if err := DecodeResult(raw, &res); err != nil {
+		return nil, &MalformedError{Method: wire.MethodToolsCall, Raw: raw, Err: fmt.Errorf("decode CreateTaskResult: %w", err)}
 	}
 	if res.Task.TaskID == "" {
-		return nil, &MalformedError{Method: "tools/call", Raw: raw, Err: errors.New("the reply has no task.taskId")}
+		return nil, &MalformedError{Method: wire.MethodToolsCall, Raw: raw, Err: errors.New("the reply has no task.taskId")}
 	}
 	return &res, nil
 }
 
 // GetTask sends tasks/get.
-func (c *Client) GetTask(ctx context.Context, taskID string, opts ...CallOption) (*Task, error) {
-	return c.taskCall(ctx, "tasks/get", taskID, opts...)
+func (c *Client) GetTask(ctx context.Context, taskID string, opts ...CallOption) (*schema.GetTaskResult, error) {
+	return c.taskCall(ctx, wire.MethodTasksGet, taskID, opts...)
 }
 
-// CancelTask sends tasks/cancel.
-func (c *Client) CancelTask(ctx context.Context, taskID string, opts ...CallOption) (*Task, error) {
-	return c.taskCall(ctx, "tasks/cancel", taskID, opts...)
+// CancelTask sends tasks/cancel. Its result has the shape of a
+// tasks/get result (the task, plus _meta), so it is returned as one.
+func (c *Client) CancelTask(ctx context.Context, taskID string, opts ...CallOption) (*schema.GetTaskResult, error) {
+	return c.taskCall(ctx, wire.MethodTasksCancel, taskID, opts...)
 }
 
-func (c *Client) taskCall(ctx context.Context, method, taskID string, opts ...CallOption) (*Task, error) {
+func (c *Client) taskCall(ctx context.Context, method, taskID string, opts ...CallOption) (*schema.GetTaskResult, error) {
 	raw, err := c.Call(ctx, method, map[string]string{"taskId": taskID}, opts...)
 	if err != nil {
 		return nil, err
 	}
-	var t Task
-	if err := json.Unmarshal(raw, &t); err != nil {
+	var t schema.GetTaskResult
+	if err := DecodeResult(raw, &t); err != nil {
 		return nil, &MalformedError{Method: method, Raw: raw, Err: fmt.Errorf("decode task: %w", err)}
 	}
 	return &t, nil
@@ -198,35 +146,29 @@ func (c *Client) taskCall(ctx context.Context, method, taskID string, opts ...Ca
 // (elicitation/create) go to the RequestHandler and are answered; a JSON-RPC
 // error outcome comes back as *RPCError.
 func (c *Client) Result(ctx context.Context, taskID string, opts ...CallOption) (json.RawMessage, error) {
-	return c.Call(ctx, "tasks/result", map[string]string{"taskId": taskID}, opts...)
-}
-
-// ListTasksResult is one page of tasks/list.
-type ListTasksResult struct {
-	Tasks      []Task `json:"tasks"`
-	NextCursor string `json:"nextCursor,omitempty"`
+	return c.Call(ctx, wire.MethodTasksResult, map[string]string{"taskId": taskID}, opts...)
 }
 
 // ListTasks fetches one page of tasks/list ("" for the first page).
-func (c *Client) ListTasks(ctx context.Context, cursor string) (*ListTasksResult, error) {
+func (c *Client) ListTasks(ctx context.Context, cursor string) (*schema.ListTasksResult, error) {
 	var params any
 	if cursor != "" {
 		params = map[string]string{"cursor": cursor}
 	}
-	raw, err := c.Call(ctx, "tasks/list", params)
+	raw, err := c.Call(ctx, wire.MethodTasksList, params)
 	if err != nil {
 		return nil, err
 	}
-	var res ListTasksResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, &MalformedError{Method: "tasks/list", Raw: raw, Err: fmt.Errorf("decode: %w", err)}
+	var res schema.ListTasksResult
+	if err := DecodeResult(raw, &res); err != nil {
+		return nil, &MalformedError{Method: wire.MethodTasksList, Raw: raw, Err: fmt.Errorf("decode: %w", err)}
 	}
 	return &res, nil
 }
 
 // ListAllTasks follows nextCursor until the end (at most maxPages pages).
-func (c *Client) ListAllTasks(ctx context.Context, maxPages int) ([]Task, error) {
-	var all []Task
+func (c *Client) ListAllTasks(ctx context.Context, maxPages int) ([]schema.Task, error) {
+	var all []schema.Task
 	cursor := ""
 	for page := 0; page < maxPages; page++ {
 		res, err := c.ListTasks(ctx, cursor)
@@ -234,10 +176,10 @@ func (c *Client) ListAllTasks(ctx context.Context, maxPages int) ([]Task, error)
 			return all, err
 		}
 		all = append(all, res.Tasks...)
-		if res.NextCursor == "" {
+		if res.NextCursor == nil || *res.NextCursor == "" {
 			return all, nil
 		}
-		cursor = res.NextCursor
+		cursor = *res.NextCursor
 	}
 	return all, fmt.Errorf("tasks/list: still a nextCursor after %d pages", maxPages)
 }
@@ -245,7 +187,7 @@ func (c *Client) ListAllTasks(ctx context.Context, maxPages int) ([]Task, error)
 // WaitTerminal polls tasks/get, honouring the server's pollInterval (at
 // least min, at most max), until the task is terminal or ctx ends. seen,
 // if not nil, receives every status observed in order.
-func (c *Client) WaitTerminal(ctx context.Context, taskID string, minPoll, maxPoll time.Duration, seen func(*Task)) (*Task, error) {
+func (c *Client) WaitTerminal(ctx context.Context, taskID string, minPoll, maxPoll time.Duration, seen func(*schema.GetTaskResult)) (*schema.GetTaskResult, error) {
 	for {
 		t, err := c.GetTask(ctx, taskID)
 		if err != nil {
@@ -268,7 +210,7 @@ func (c *Client) WaitTerminal(ctx context.Context, taskID string, minPoll, maxPo
 
 // CancelRequest sends notifications/cancelled for a request id.
 func (c *Client) CancelRequest(ctx context.Context, requestID json.RawMessage, reason string) error {
-	return c.Notify(ctx, "notifications/cancelled", map[string]any{"requestId": requestID, "reason": reason})
+	return c.Notify(ctx, wire.NotificationCancelled, map[string]any{"requestId": requestID, "reason": reason})
 }
 
 // RelatedTaskID extracts _meta["io.modelcontextprotocol/related-task"].taskId
@@ -280,7 +222,7 @@ func RelatedTaskID(obj json.RawMessage) (id string, ok bool) {
 	if json.Unmarshal(obj, &v) != nil || v.Meta == nil {
 		return "", false
 	}
-	raw, ok := v.Meta[RelatedTaskKey]
+	raw, ok := v.Meta[wire.MetaRelatedTask]
 	if !ok {
 		return "", false
 	}
@@ -289,4 +231,36 @@ func RelatedTaskID(obj json.RawMessage) (id string, ok bool) {
 	}
 	_ = json.Unmarshal(raw, &rt)
 	return rt.TaskID, true
+}
+
+// DecodeResult decodes a server's result into v, one of the generated
+// schema types. A result whose top-level _meta cannot be read into v is
+// decoded again without it: an unreadable _meta then costs the caller that
+// entry, and whatever check looks at _meta reports it, instead of the
+// whole answer failing every check that reads the task.
+func DecodeResult(raw json.RawMessage, v any) error {
+	err := json.Unmarshal(raw, v)
+	if err == nil {
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return err
+	}
+	if _, ok := obj["_meta"]; !ok {
+		return err
+	}
+	delete(obj, "_meta")
+	// The failed attempt may have filled part of v; start again from zero.
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv.Elem().SetZero()
+	}
+	stripped, merr := json.Marshal(obj)
+	if merr != nil {
+		return err
+	}
+	if json.Unmarshal(stripped, v) != nil {
+		return err
+	}
+	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // CallOption adjusts one request.
@@ -108,14 +110,14 @@ func (c *Client) callMessage(ctx context.Context, method string, params any, x *
 	out.Direction = Sent
 	c.observe(out)
 
-	resultDef := ResultDef(method, method == "tools/call" && hasTask(rawParams))
+	resultDef := ResultDef(method, method == wire.MethodToolsCall && hasTask(rawParams))
 	resp, err := c.post(ctx, method, body, cc.headers)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
 	x.HTTPStatus, x.ContentType = resp.StatusCode, resp.Header.Get("Content-Type")
-	if method == "initialize" {
+	if method == wire.MethodInitialize {
 		if sid := resp.Header.Get(HeaderSessionID); sid != "" {
 			c.mu.Lock()
 			c.sessionID = sid
@@ -345,7 +347,7 @@ func (c *Client) answer(ctx context.Context, m *Message) {
 	switch {
 	case c.handler != nil:
 		result, err = c.handler(ctx, m)
-	case m.Method == "ping":
+	case m.Method == wire.MethodPing:
 		result = struct{}{}
 	default:
 		err = &RPCError{Code: -32601, Message: "client does not handle " + m.Method}

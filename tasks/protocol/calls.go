@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 func (c *Core) toolsList(_ context.Context, _ Caller, params json.RawMessage) (any, error) {
@@ -110,9 +111,9 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 	}
 	switch {
 	case asTask && tool.TaskSupport != TaskOptional && tool.TaskSupport != TaskRequired:
-		return nil, rpcErr(tasks.CodeMethodNotFound, "tool "+strconv.Quote(p.Name)+" cannot run as a task (execution.taskSupport is not optional or required)")
+		return nil, rpcErr(wire.CodeMethodNotFound, "tool "+strconv.Quote(p.Name)+" cannot run as a task (execution.taskSupport is not optional or required)")
 	case !asTask && tool.TaskSupport == TaskRequired:
-		return nil, rpcErr(tasks.CodeMethodNotFound, "tool "+strconv.Quote(p.Name)+" must be called as a task (execution.taskSupport is required)")
+		return nil, rpcErr(wire.CodeMethodNotFound, "tool "+strconv.Quote(p.Name)+" must be called as a task (execution.taskSupport is required)")
 	}
 	if tool.Validate != nil {
 		if err := tool.Validate(args); err != nil {
@@ -143,7 +144,7 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 		return nil, LimitError(fmt.Sprintf("task limit reached: this server already runs %d tasks, its limit for all requestors; retry when some finish", c.maxActive))
 	}
 	var started atomic.Bool
-	rec, err := c.engine.Start(ctx, caller.Owner(), tasks.CreateParams{Method: "tools/call", TTL: ttl},
+	rec, err := c.engine.Start(ctx, caller.Owner(), tasks.CreateParams{Method: wire.MethodToolsCall, TTL: ttl},
 		func(t tasks.TaskContext) (json.RawMessage, error) {
 			// The slot is held while the work runs, even past a
 			// cancellation, since the work still uses the server.
@@ -160,7 +161,7 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 		return nil, err
 	}
 	c.retained.add(rec)
-	return schema.CreateTaskResult{Task: tasks.WireTask(rec)}, nil
+	return schema.CreateTaskResult{Task: WireTask(rec)}, nil
 }
 
 // safeHandle runs a plain tool call, turning a panic into an error.
@@ -187,7 +188,7 @@ func plainProgress(caller Caller, token schema.ProgressToken) func(tasks.Progres
 			return badParam("progress must grow: %v after %v", p.Progress, last)
 		}
 		first, last = false, p.Progress
-		msg, err := EncodeRequest("", "notifications/progress", progressParams(token, p, ""))
+		msg, err := EncodeRequest("", wire.NotificationProgress, progressParams(token, p, ""))
 		if err != nil {
 			return err
 		}
@@ -252,7 +253,7 @@ func (c *Core) tasksGet(ctx context.Context, caller Caller, params json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	return tasks.WireGetResult(rec), nil
+	return WireGetResult(rec), nil
 }
 
 func (c *Core) tasksCancel(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
@@ -265,13 +266,13 @@ func (c *Core) tasksCancel(ctx context.Context, caller Caller, params json.RawMe
 		if errors.Is(err, tasks.ErrInvalidTransition) {
 			var te *tasks.Error
 			if errors.As(err, &te) && te.Status != "" {
-				return nil, rpcErr(tasks.CodeInvalidParams, "cannot cancel task "+id+": it is already in terminal status "+strconv.Quote(string(te.Status)))
+				return nil, rpcErr(wire.CodeInvalidParams, "cannot cancel task "+id+": it is already in terminal status "+strconv.Quote(string(te.Status)))
 			}
-			return nil, rpcErr(tasks.CodeInvalidParams, "cannot cancel task "+id+": it is already in a terminal status")
+			return nil, rpcErr(wire.CodeInvalidParams, "cannot cancel task "+id+": it is already in a terminal status")
 		}
 		return nil, err
 	}
-	return schema.CancelTaskResult(tasks.WireGetResult(rec)), nil
+	return schema.CancelTaskResult(WireGetResult(rec)), nil
 }
 
 func (c *Core) tasksList(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
@@ -292,7 +293,7 @@ func (c *Core) tasksList(ctx context.Context, caller Caller, params json.RawMess
 	}
 	res := schema.ListTasksResult{Tasks: make([]schema.Task, 0, len(page.Tasks))}
 	for _, r := range page.Tasks {
-		res.Tasks = append(res.Tasks, tasks.WireTask(r))
+		res.Tasks = append(res.Tasks, WireTask(r))
 	}
 	if page.NextCursor != "" {
 		nc := page.NextCursor
@@ -348,12 +349,12 @@ wait:
 	}
 	o := res.rec.Outcome
 	if o == nil {
-		return nil, rpcErr(tasks.CodeInternalError, "internal error: task "+id+" has no stored outcome")
+		return nil, rpcErr(wire.CodeInternalError, "internal error: task "+id+" has no stored outcome")
 	}
 	if o.Error != nil {
 		return nil, o.Error
 	}
-	body, err := setMeta(o.Result, schema.RelatedTaskMetaKey, schema.RelatedTaskMetadata{TaskID: id})
+	body, err := setMeta(o.Result, wire.MetaRelatedTask, schema.RelatedTaskMetadata{TaskID: id})
 	if err != nil {
 		// Not an object: return it unchanged rather than alter it.
 		return o.Result, nil
@@ -365,7 +366,7 @@ wait:
 // session that created it, under token.
 func progressFor(sess Session, token schema.ProgressToken) tasks.ProgressFunc {
 	return func(rec tasks.Record, p tasks.Progress) {
-		msg, err := EncodeRequest("", "notifications/progress", progressParams(token, p, rec.ID))
+		msg, err := EncodeRequest("", wire.NotificationProgress, progressParams(token, p, rec.ID))
 		if err != nil {
 			return
 		}

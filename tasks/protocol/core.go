@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // ProtocolVersion is the MCP revision the core implements and prefers.
@@ -235,7 +236,7 @@ func (c *Core) onStatus(rec tasks.Record) {
 	if len(targets) == 0 {
 		return
 	}
-	msg, err := EncodeRequest("", "notifications/tasks/status", tasks.WireTask(rec))
+	msg, err := EncodeRequest("", wire.NotificationTaskStatus, WireTask(rec))
 	if err != nil {
 		c.log.Error("encoding status notification", "err", err)
 		return
@@ -250,12 +251,12 @@ type methodFunc func(c *Core, ctx context.Context, caller Caller, params json.Ra
 // methods are the requests Handle serves; initialize and ping stay with
 // the transport or SDK, which owns the session they set up.
 var methods = map[string]methodFunc{
-	"tools/list":   (*Core).toolsList,
-	"tools/call":   (*Core).toolsCall,
-	"tasks/get":    (*Core).tasksGet,
-	"tasks/result": (*Core).tasksResult,
-	"tasks/list":   (*Core).tasksList,
-	"tasks/cancel": (*Core).tasksCancel,
+	wire.MethodToolsList:   (*Core).toolsList,
+	wire.MethodToolsCall:   (*Core).toolsCall,
+	wire.MethodTasksGet:    (*Core).tasksGet,
+	wire.MethodTasksResult: (*Core).tasksResult,
+	wire.MethodTasksList:   (*Core).tasksList,
+	wire.MethodTasksCancel: (*Core).tasksCancel,
 }
 
 // Handles reports whether Handle serves method.
@@ -264,7 +265,9 @@ func Handles(method string) bool { return methods[method] != nil }
 // LongRunning reports whether method may block until a task or a tool
 // ends (tools/call, tasks/result): a transport runs such requests
 // concurrently and lets notifications/cancelled end them.
-func LongRunning(method string) bool { return method == "tools/call" || method == "tasks/result" }
+func LongRunning(method string) bool {
+	return method == wire.MethodToolsCall || method == wire.MethodTasksResult
+}
 
 // Handle serves one request of caller: params is the raw params object
 // (nil means {}), the result is the raw result object. An error is
@@ -273,7 +276,7 @@ func LongRunning(method string) bool { return method == "tools/call" || method =
 func (c *Core) Handle(ctx context.Context, caller Caller, method string, params json.RawMessage) (json.RawMessage, error) {
 	m := methods[method]
 	if m == nil {
-		return nil, rpcErr(tasks.CodeMethodNotFound, "method not found: "+strconv.Quote(method))
+		return nil, rpcErr(wire.CodeMethodNotFound, "method not found: "+strconv.Quote(method))
 	}
 	res, err := c.safe(m, ctx, caller, method, params)
 	if err != nil {
@@ -285,7 +288,7 @@ func (c *Core) Handle(ctx context.Context, caller Caller, method string, params 
 	body, err := json.Marshal(res)
 	if err != nil {
 		c.log.Error("encoding result", "method", method, "err", err)
-		return nil, rpcErr(tasks.CodeInternalError, "internal error: result could not be encoded")
+		return nil, rpcErr(wire.CodeInternalError, "internal error: result could not be encoded")
 	}
 	return body, nil
 }
@@ -296,7 +299,7 @@ func (c *Core) safe(m methodFunc, ctx context.Context, caller Caller, method str
 	defer func() {
 		if p := recover(); p != nil {
 			c.log.Error("method handler panicked", "method", method, "panic", p)
-			res, err = nil, rpcErr(tasks.CodeInternalError, "internal error while handling "+method)
+			res, err = nil, rpcErr(wire.CodeInternalError, "internal error while handling "+method)
 		}
 	}()
 	return m(c, ctx, caller, params)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // onStandalone marks an input request handed to a session's standalone
@@ -63,8 +64,8 @@ var ErrUnknownResponse = errors.New("protocol: no pending request has this id")
 // a request could never be answered.
 func (c *Core) inputFor(creator Session) tasks.InputFunc {
 	return func(ctx context.Context, rec tasks.Record, req tasks.InputRequest) (json.RawMessage, error) {
-		if req.Method == "elicitation/create" && !creator.ElicitForm() {
-			return nil, &tasks.RPCError{Code: tasks.CodeInvalidRequest,
+		if req.Method == wire.MethodElicitationCreate && !creator.ElicitForm() {
+			return nil, &tasks.RPCError{Code: wire.CodeInvalidRequest,
 				Message: "the requestor did not declare the elicitation capability (form mode), so the task cannot ask for input"}
 		}
 		return c.input(ctx, rec, req, creator)
@@ -92,7 +93,7 @@ func (c *Core) dropIfEmptyLocked(taskID string, b *inbox) {
 // tasks/result stream, or hands it to a standalone stream of the owner
 // when no tasks/result waits, and waits for the answer.
 func (c *Core) input(ctx context.Context, rec tasks.Record, req tasks.InputRequest, creator Session) (json.RawMessage, error) {
-	params, err := setMeta(req.Params, schema.RelatedTaskMetaKey, schema.RelatedTaskMetadata{TaskID: rec.ID})
+	params, err := setMeta(req.Params, wire.MetaRelatedTask, schema.RelatedTaskMetadata{TaskID: rec.ID})
 	if err != nil {
 		return nil, fmt.Errorf("input request params: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 func TestRetainedTasksCountsUntilExpiry(t *testing.T) {
@@ -36,7 +37,7 @@ func TestRetainedTasksCountsUntilExpiry(t *testing.T) {
 		switch {
 		case tt.ok && err != nil:
 			t.Fatalf("%s: %v", tt.name, err)
-		case !tt.ok && (!errors.As(err, &rpc) || rpc.Code != tasks.CodeLimitExceeded):
+		case !tt.ok && (!errors.As(err, &rpc) || rpc.Code != wire.CodeLimitExceeded):
 			t.Fatalf("%s: %v, want a limit error", tt.name, err)
 		case tt.ok:
 			r.add(rec(tt.owner, tt.ttl))

@@ -10,11 +10,12 @@ import (
 	"strconv"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // CodeLimitExceeded is the JSON-RPC error code of a refusal for a limit:
-// too many tasks, sessions or waiting requests. See tasks.CodeLimitExceeded.
-const CodeLimitExceeded = tasks.CodeLimitExceeded
+// too many tasks, sessions or waiting requests. See wire.CodeLimitExceeded.
+const CodeLimitExceeded = wire.CodeLimitExceeded
 
 func rpcErr(code int, msg string) *tasks.RPCError {
 	return &tasks.RPCError{Code: int64(code), Message: msg}
@@ -38,11 +39,11 @@ func toRPCError(err error) *tasks.RPCError {
 	}
 	var pe *paramError
 	if errors.As(err, &pe) {
-		return rpcErr(tasks.CodeInvalidParams, pe.Error())
+		return rpcErr(wire.CodeInvalidParams, pe.Error())
 	}
-	code := tasks.RPCCode(err)
+	code := RPCCode(err)
 	msg := err.Error()
-	if code == tasks.CodeInternalError && !errors.Is(err, tasks.ErrLimit) {
+	if code == wire.CodeInternalError && !errors.Is(err, tasks.ErrLimit) {
 		msg = "internal error: " + msg
 	}
 	return rpcErr(code, msg)
@@ -56,10 +57,10 @@ func toRPCError(err error) *tasks.RPCError {
 func (c *Core) WireError(method string, err error) *tasks.RPCError {
 	rpc := toRPCError(err)
 	var explicit *tasks.RPCError
-	if rpc.Code == tasks.CodeInternalError && !errors.As(err, &explicit) {
+	if rpc.Code == wire.CodeInternalError && !errors.As(err, &explicit) {
 		ref := internalRef()
 		c.log.Error("request failed", "method", method, "ref", ref, "err", err)
-		rpc = rpcErr(tasks.CodeInternalError, "internal error (reference "+ref+"): the server could not complete "+strconv.Quote(method)+"; its log has the cause")
+		rpc = rpcErr(wire.CodeInternalError, "internal error (reference "+ref+"): the server could not complete "+strconv.Quote(method)+"; its log has the cause")
 	}
 	return rpc
 }

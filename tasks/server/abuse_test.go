@@ -27,6 +27,7 @@ import (
 	"github.com/mcptasks/mcptasks/tasks/client"
 	"github.com/mcptasks/mcptasks/tasks/server"
 	"github.com/mcptasks/mcptasks/tasks/server/reference"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 const initBody = `{"jsonrpc":"2.0","id":"init-1","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -305,7 +306,7 @@ func TestInvalidUTF8IsRefused(t *testing.T) {
 			t.Fatalf("reply to %q is not valid UTF-8 JSON: %q", body, out)
 		}
 		code, _, id := rpcCode(t, out)
-		if status != http.StatusBadRequest || code != tasks.CodeParseError || string(id) != "null" {
+		if status != http.StatusBadRequest || code != wire.CodeParseError || string(id) != "null" {
 			t.Errorf("reply to %q: HTTP %d %s", body, status, out)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // connLimiter is a net.Listener that keeps at most max client connections
@@ -94,7 +94,7 @@ func (l *connLimiter) forgetLocked(c *limitedConn) {
 
 // refusal is the answer written to a connection refused at the cap.
 var refusal = func() []byte {
-	body := appendError(nil, nil, rpcErr(tasks.CodeLimitExceeded, "connection limit reached: every connection is busy; retry shortly"))
+	body := appendError(nil, nil, rpcErr(wire.CodeLimitExceeded, "connection limit reached: every connection is busy; retry shortly"))
 	return []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: " +
 		strconv.Itoa(len(body)) + "\r\n\r\n" + string(body))
 }()

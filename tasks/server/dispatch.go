@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/protocol"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // sender carries messages related to one request (progress, elicitation)
@@ -52,17 +52,17 @@ func (c caller) Session() protocol.Session { return c.session }
 
 // known reports whether the server answers method.
 func known(method string) bool {
-	return method == "initialize" || method == "ping" || protocol.Handles(method)
+	return method == wire.MethodInitialize || method == wire.MethodPing || protocol.Handles(method)
 }
 
 // dispatch runs one request and returns the encoded response, or nil when
 // no response must be sent (the request was cancelled by the client).
 func (s *Server) dispatch(c *call) []byte {
 	if !known(c.method) {
-		return appendError(nil, c.id, rpcErr(tasks.CodeMethodNotFound, "method not found: "+strconv.Quote(c.method)))
+		return appendError(nil, c.id, rpcErr(wire.CodeMethodNotFound, "method not found: "+strconv.Quote(c.method)))
 	}
-	if c.method != "initialize" && c.method != "ping" && c.sess.protocolVersion() == "" {
-		return appendError(nil, c.id, rpcErr(tasks.CodeInvalidRequest, "the session is not initialized: send initialize first"))
+	if c.method != wire.MethodInitialize && c.method != wire.MethodPing && c.sess.protocolVersion() == "" {
+		return appendError(nil, c.id, rpcErr(wire.CodeInvalidRequest, "the session is not initialized: send initialize first"))
 	}
 	if protocol.LongRunning(c.method) {
 		release, ok := s.waiting.acquire(c.sess.ident)
@@ -76,7 +76,7 @@ func (s *Server) dispatch(c *call) []byte {
 		untrack := c.sess.track(c.id, cancel)
 		defer untrack()
 		c.ctx = ctx
-		if p, ok := c.out.(pinger); ok && c.method == "tasks/result" {
+		if p, ok := c.out.(pinger); ok && c.method == wire.MethodTasksResult {
 			defer s.keepAlive(p)()
 		}
 	}
@@ -85,9 +85,9 @@ func (s *Server) dispatch(c *call) []byte {
 		err error
 	)
 	switch c.method {
-	case "initialize":
+	case wire.MethodInitialize:
 		res, err = s.initialize(c)
-	case "ping":
+	case wire.MethodPing:
 		res = json.RawMessage(`{}`)
 	default:
 		res, err = s.core.Handle(c.ctx, caller{session: c.sess, out: c.out}, c.method, c.params)

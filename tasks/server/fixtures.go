@@ -11,6 +11,7 @@ import (
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/protocol"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Fixture tool names: the tools a server under test exposes so that every
@@ -223,7 +224,7 @@ func inputHandler(ctx context.Context, c *ToolCall) (json.RawMessage, error) {
 		return nil, errors.New("fixture_input needs a question")
 	}
 	if c.Task == nil {
-		return nil, &tasks.RPCError{Code: tasks.CodeMethodNotFound, Message: "fixture_input must run as a task"}
+		return nil, &tasks.RPCError{Code: wire.CodeMethodNotFound, Message: "fixture_input must run as a task"}
 	}
 	p := schema.ElicitRequestFormParams{Message: *a.Question}
 	if err := json.Unmarshal([]byte(answerSchema), &p.RequestedSchema); err != nil {
@@ -233,13 +234,13 @@ func inputHandler(ctx context.Context, c *ToolCall) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := c.Task.RequireInput(ctx, tasks.InputRequest{Method: "elicitation/create", Params: params})
+	raw, err := c.Task.RequireInput(ctx, tasks.InputRequest{Method: wire.MethodElicitationCreate, Params: params})
 	if err != nil {
 		return nil, err
 	}
 	var res schema.ElicitResult
 	if err := json.Unmarshal(raw, &res); err != nil || !res.Action.Valid() {
-		return nil, &tasks.RPCError{Code: tasks.CodeInvalidParams, Message: "the elicitation answer is not a valid ElicitResult"}
+		return nil, &tasks.RPCError{Code: wire.CodeInvalidParams, Message: "the elicitation answer is not a valid ElicitResult"}
 	}
 	if res.Action != schema.ElicitResultActionAccept {
 		return textResult(fmt.Sprintf("no answer: the requestor chose %s", res.Action), map[string]string{"action": string(res.Action)}, false), nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // HTTP header names of the Streamable HTTP transport.
@@ -35,12 +36,12 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.originAllowed(r.Header.Get("Origin")) {
 		refuseUnread(w, r)
-		httpError(w, http.StatusForbidden, nil, rpcErr(tasks.CodeInvalidRequest, "origin "+strconv.Quote(r.Header.Get("Origin"))+" is not allowed"))
+		httpError(w, http.StatusForbidden, nil, rpcErr(wire.CodeInvalidRequest, "origin "+strconv.Quote(r.Header.Get("Origin"))+" is not allowed"))
 		return
 	}
 	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !supportedVersion(v) {
 		refuseUnread(w, r)
-		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest,
+		httpError(w, http.StatusBadRequest, nil, rpcErr(wire.CodeInvalidRequest,
 			fmt.Sprintf("unsupported %s %q: this server supports %s", HeaderProtocolVersion, v, strings.Join(supportedVersions, ", "))))
 		return
 	}
@@ -54,7 +55,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		refuseUnread(w, r)
 		w.Header().Set("Allow", "GET, POST, DELETE")
-		httpError(w, http.StatusMethodNotAllowed, nil, rpcErr(tasks.CodeInvalidRequest, "method "+r.Method+" is not allowed: use POST, GET or DELETE"))
+		httpError(w, http.StatusMethodNotAllowed, nil, rpcErr(wire.CodeInvalidRequest, "method "+r.Method+" is not allowed: use POST, GET or DELETE"))
 	}
 }
 
@@ -95,10 +96,10 @@ func writeAuthError(w http.ResponseWriter, err error) {
 		if ae.status == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+ae.msg+`"`)
 		}
-		httpError(w, ae.status, nil, rpcErr(tasks.CodeInvalidRequest, ae.msg))
+		httpError(w, ae.status, nil, rpcErr(wire.CodeInvalidRequest, ae.msg))
 		return
 	}
-	httpError(w, http.StatusUnauthorized, nil, rpcErr(tasks.CodeInvalidRequest, err.Error()))
+	httpError(w, http.StatusUnauthorized, nil, rpcErr(wire.CodeInvalidRequest, err.Error()))
 }
 
 // lookupSession finds the request's session, answering 400 (no header),
@@ -106,17 +107,17 @@ func writeAuthError(w http.ResponseWriter, err error) {
 func (s *Server) lookupSession(w http.ResponseWriter, r *http.Request, subject string) *session {
 	sid := r.Header.Get(HeaderSessionID)
 	if sid == "" {
-		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest, "missing "+HeaderSessionID+" header: send initialize first and echo the session id it returns"))
+		httpError(w, http.StatusBadRequest, nil, rpcErr(wire.CodeInvalidRequest, "missing "+HeaderSessionID+" header: send initialize first and echo the session id it returns"))
 		return nil
 	}
 	sess := s.session(sid)
 	if sess == nil {
-		httpError(w, http.StatusNotFound, nil, rpcErr(tasks.CodeInvalidRequest, "unknown or ended session: initialize a new one"))
+		httpError(w, http.StatusNotFound, nil, rpcErr(wire.CodeInvalidRequest, "unknown or ended session: initialize a new one"))
 		return nil
 	}
 	sess.touch()
 	if sess.subject != subject {
-		httpError(w, http.StatusForbidden, nil, rpcErr(tasks.CodeInvalidRequest, "the session belongs to another identity"))
+		httpError(w, http.StatusForbidden, nil, rpcErr(wire.CodeInvalidRequest, "the session belongs to another identity"))
 		return nil
 	}
 	return sess
@@ -170,13 +171,13 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		var mbe *http.MaxBytesError
 		switch {
 		case errors.As(err, &mbe):
-			httpError(w, http.StatusRequestEntityTooLarge, nil, rpcErr(tasks.CodeInvalidRequest,
+			httpError(w, http.StatusRequestEntityTooLarge, nil, rpcErr(wire.CodeInvalidRequest,
 				fmt.Sprintf("request body too large: the limit is %d bytes", mbe.Limit)))
 		case isTimeout(err):
-			httpError(w, http.StatusRequestTimeout, nil, rpcErr(tasks.CodeInvalidRequest,
+			httpError(w, http.StatusRequestTimeout, nil, rpcErr(wire.CodeInvalidRequest,
 				fmt.Sprintf("the request body did not arrive within %s", s.bodyTimeout)))
 		default:
-			httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeParseError, "could not read the request body: "+err.Error()))
+			httpError(w, http.StatusBadRequest, nil, rpcErr(wire.CodeParseError, "could not read the request body: "+err.Error()))
 		}
 		return
 	}
@@ -187,10 +188,10 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 			httpError(w, http.StatusBadRequest, de.id, de.err)
 			return
 		}
-		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest, err.Error()))
+		httpError(w, http.StatusBadRequest, nil, rpcErr(wire.CodeInvalidRequest, err.Error()))
 		return
 	}
-	if k == kindRequest && msg.Method == "initialize" {
+	if k == kindRequest && msg.Method == wire.MethodInitialize {
 		s.serveInitialize(w, r, msg, subject, identityKey(r, subject))
 		return
 	}
@@ -204,7 +205,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 	case kindResponse:
 		if err := s.core.Respond(sess.owner, msg.ID, msg.Result, msg.Error); err != nil {
-			httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest, "response id "+string(msg.ID)+" answers no pending server request"))
+			httpError(w, http.StatusBadRequest, nil, rpcErr(wire.CodeInvalidRequest, "response id "+string(msg.ID)+" answers no pending server request"))
 			return
 		}
 		w.WriteHeader(http.StatusAccepted)
@@ -220,7 +221,7 @@ func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *en
 	sess.ident = ident
 	owner, err := tasks.ResolveOwner(tasks.Identity{Subject: subject, SessionID: sess.id}, s.allowAnonymous)
 	if err != nil {
-		httpError(w, http.StatusUnauthorized, nil, rpcErr(tasks.CodeInvalidRequest, err.Error()))
+		httpError(w, http.StatusUnauthorized, nil, rpcErr(wire.CodeInvalidRequest, err.Error()))
 		return
 	}
 	sess.owner = owner
@@ -255,9 +256,9 @@ func writeJSON(w http.ResponseWriter, body []byte) {
 // onNotification handles client notifications; unknown ones are ignored.
 func (s *Server) onNotification(sess *session, msg *envelope) {
 	switch msg.Method {
-	case "notifications/initialized":
+	case wire.NotificationInitialized:
 		sess.initialized.Store(true)
-	case "notifications/cancelled":
+	case wire.NotificationCancelled:
 		var p schema.CancelledNotificationParams
 		if json.Unmarshal(msg.Params, &p) != nil || p.RequestID == nil || p.RequestID.IsZero() {
 			return // malformed: ignored
@@ -422,12 +423,12 @@ func flush(w http.ResponseWriter) error {
 
 func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 	if !acceptsSSE(r) {
-		httpError(w, http.StatusNotAcceptable, nil, rpcErr(tasks.CodeInvalidRequest, "GET opens an SSE stream: the Accept header must include text/event-stream"))
+		httpError(w, http.StatusNotAcceptable, nil, rpcErr(wire.CodeInvalidRequest, "GET opens an SSE stream: the Accept header must include text/event-stream"))
 		return
 	}
 	if hasBody(r) {
 		refuseUnread(w, r)
-		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest, "GET carries no body"))
+		httpError(w, http.StatusBadRequest, nil, rpcErr(wire.CodeInvalidRequest, "GET carries no body"))
 		return
 	}
 	subject, err := s.identify(r)
@@ -448,7 +449,7 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 	defer release()
 	connServing(r.Context())
 	if last := r.Header.Get("Last-Event-ID"); last != "" && !strings.HasPrefix(last, streamGET) {
-		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest,
+		httpError(w, http.StatusBadRequest, nil, rpcErr(wire.CodeInvalidRequest,
 			"response streams cannot be resumed on this server: repeat the request instead"))
 		return
 	}
@@ -503,7 +504,7 @@ func isTimeout(err error) bool {
 func (s *Server) serveDELETE(w http.ResponseWriter, r *http.Request) {
 	if hasBody(r) {
 		refuseUnread(w, r)
-		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest, "DELETE carries no body"))
+		httpError(w, http.StatusBadRequest, nil, rpcErr(wire.CodeInvalidRequest, "DELETE carries no body"))
 		return
 	}
 	subject, err := s.identify(r)

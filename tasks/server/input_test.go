@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
 	"github.com/mcptasks/mcptasks/tasks/server"
 	"github.com/mcptasks/mcptasks/tasks/server/reference"
@@ -44,7 +45,7 @@ func (r *elicitRecorder) messages() []*client.Message {
 }
 
 // pollTerminal polls tasks/get (never tasks/result) until the task ends.
-func pollTerminal(ctx context.Context, t *testing.T, c *client.Client, id string) *client.Task {
+func pollTerminal(ctx context.Context, t *testing.T, c *client.Client, id string) *schema.GetTaskResult {
 	t.Helper()
 	for {
 		g, err := c.GetTask(ctx, id)

@@ -11,6 +11,7 @@ import (
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/server/reference"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // brokenGet is a real memory store whose Get fails the way a database
@@ -30,7 +31,7 @@ func TestInternalErrorsKeepBackendDetailsInTheLog(t *testing.T) {
 	c := connect(t, inst.URL)
 
 	_, err := c.GetTask(testCtx(t), "6f1c2f8e-4c1a-4a57-9d53-2d1f1f7f0b11")
-	wantCode(t, err, tasks.CodeInternalError, "internal error (reference ")
+	wantCode(t, err, wire.CodeInternalError, "internal error (reference ")
 	for _, secret := range []string{"SQLSTATE", "db.internal.example", "user=tasks"} {
 		if strings.Contains(err.Error(), secret) {
 			t.Errorf("the answer leaks %q: %v", secret, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/protocol"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // envelope is the JSON-RPC 2.0 framing of one message; params, result and
@@ -44,38 +45,38 @@ func (e *decodeError) Error() string { return e.err.Message }
 func decode(data []byte) (*envelope, kind, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
-		return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "empty message: expected one JSON-RPC 2.0 object")}
+		return nil, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "empty message: expected one JSON-RPC 2.0 object")}
 	}
 	// JSON text is UTF-8 (RFC 8259 § 8.1). Go's decoder would quietly
 	// replace bad bytes in strings, but an id echoed from the raw input
 	// would carry them into the reply; so such a message is refused as a
 	// whole, before anything in it is used.
 	if !utf8.Valid(data) {
-		return nil, 0, &decodeError{err: rpcErr(tasks.CodeParseError, "parse error: the message is not valid UTF-8")}
+		return nil, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid UTF-8")}
 	}
 	if data[0] != '{' {
 		switch {
 		case !json.Valid(data):
-			return nil, 0, &decodeError{err: rpcErr(tasks.CodeParseError, "parse error: the message is not valid JSON")}
+			return nil, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid JSON")}
 		case data[0] == '[':
-			return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "batches are not supported: send one JSON-RPC object per message")}
+			return nil, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "batches are not supported: send one JSON-RPC object per message")}
 		}
-		return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")}
+		return nil, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")}
 	}
 	var m envelope
 	if err := json.Unmarshal(data, &m); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) || !json.Valid(data) {
-			return nil, 0, &decodeError{err: rpcErr(tasks.CodeParseError, "parse error: the message is not valid JSON")}
+			return nil, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid JSON")}
 		}
-		return nil, 0, &decodeError{err: rpcErr(tasks.CodeInvalidRequest, "invalid request: "+protocol.FieldError(err))}
+		return nil, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "invalid request: "+protocol.FieldError(err))}
 	}
 	bad := func(why string) (*envelope, kind, error) {
 		id := m.ID
 		if validID(id) != nil {
 			id = nil
 		}
-		return nil, 0, &decodeError{id: id, err: rpcErr(tasks.CodeInvalidRequest, "invalid request: "+why)}
+		return nil, 0, &decodeError{id: id, err: rpcErr(wire.CodeInvalidRequest, "invalid request: "+why)}
 	}
 	if m.JSONRPC != "2.0" {
 		return bad(`"jsonrpc" must be "2.0"`)
@@ -144,7 +145,7 @@ func appendError(buf []byte, id json.RawMessage, e *tasks.RPCError) []byte {
 	buf = append(buf, `,"error":`...)
 	b, err := json.Marshal(e)
 	if err != nil {
-		b, _ = json.Marshal(rpcErr(tasks.CodeInternalError, "unencodable error"))
+		b, _ = json.Marshal(rpcErr(wire.CodeInternalError, "unencodable error"))
 	}
 	buf = append(buf, b...)
 	return append(buf, '}')

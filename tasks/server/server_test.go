@@ -20,6 +20,7 @@ import (
 	"github.com/mcptasks/mcptasks/tasks/client"
 	"github.com/mcptasks/mcptasks/tasks/server"
 	"github.com/mcptasks/mcptasks/tasks/server/reference"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // start runs a reference server on loopback for one test.
@@ -146,9 +147,9 @@ func TestToolsListAnnouncesTaskSupport(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, tl := range tools {
-		got[tl.Name] = tl.TaskSupport()
-		if !bytes.Contains(tl.InputSchema, []byte(`"type":"object"`)) {
-			t.Errorf("tool %s input schema %s is not an object schema", tl.Name, tl.InputSchema)
+		got[tl.Name] = string(tl.TaskSupport())
+		if tl.InputSchema.Type != "object" {
+			t.Errorf("tool %s input schema %+v is not an object schema", tl.Name, tl.InputSchema)
 		}
 	}
 	for name, ts := range want {
@@ -288,8 +289,8 @@ func TestFailedOutcomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != "failed" || !strings.Contains(got.StatusMessage, "deliberate tool failure") {
-		t.Errorf("isError task: %q %q", got.Status, got.StatusMessage)
+	if got.Status != "failed" || !strings.Contains(got.Message(), "deliberate tool failure") {
+		t.Errorf("isError task: %q %q", got.Status, got.Message())
 	}
 
 	ct, err = c.CallToolAsTask(ctx, server.FixtureRPCErrorTool, map[string]any{"ms": 10}, nil)
@@ -313,8 +314,8 @@ func TestFailedOutcomes(t *testing.T) {
 		t.Errorf("plain call error %v differs from the task's %v", plainErr, err)
 	}
 	got, _ = c.GetTask(ctx, ct.Task.TaskID)
-	if got.Status != "failed" || got.StatusMessage == "" {
-		t.Errorf("rpc error task: %q %q", got.Status, got.StatusMessage)
+	if got.Status != "failed" || got.Message() == "" {
+		t.Errorf("rpc error task: %q %q", got.Status, got.Message())
 	}
 }
 
@@ -339,7 +340,7 @@ func TestCancel(t *testing.T) {
 	_, err = c.CancelTask(ctx, ct.Task.TaskID)
 	wantCode(t, err, -32602, "terminal")
 	_, err = c.Result(ctx, ct.Task.TaskID)
-	wantCode(t, err, tasks.CodeRequestCancelled, "")
+	wantCode(t, err, wire.CodeRequestCancelled, "")
 	for deadline := time.Now().Add(5 * time.Second); inst.Engine.Running() != 0 && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -388,8 +389,8 @@ func TestListPagination(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(first.Tasks) != 2 || first.NextCursor == "" {
-		t.Fatalf("first page: %d tasks, cursor %q", len(first.Tasks), first.NextCursor)
+	if len(first.Tasks) != 2 || first.Next() == "" {
+		t.Fatalf("first page: %d tasks, cursor %q", len(first.Tasks), first.Next())
 	}
 	all, err := c.ListAllTasks(ctx, 10)
 	if err != nil {
@@ -497,7 +498,7 @@ func TestStatusAndProgressNotifications(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ct client.CreateTaskResult
+	var ct schema.CreateTaskResult
 	if err := json.Unmarshal(raw, &ct); err != nil {
 		t.Fatal(err)
 	}
@@ -526,7 +527,7 @@ func TestStatusAndProgressNotifications(t *testing.T) {
 				}
 				progress = append(progress, p.Progress)
 			case "notifications/tasks/status":
-				var tk client.Task
+				var tk schema.Task
 				_ = json.Unmarshal(m.Params(), &tk)
 				if tk.TaskID != ct.Task.TaskID || tk.CreatedAt == "" || tk.LastUpdatedAt == "" {
 					t.Errorf("status notification %s", m.Params())
@@ -534,7 +535,7 @@ func TestStatusAndProgressNotifications(t *testing.T) {
 				if _, ok := client.RelatedTaskID(m.Params()); ok {
 					t.Errorf("status notification carries related-task: %s", m.Params())
 				}
-				statuses = append(statuses, tk.Status)
+				statuses = append(statuses, string(tk.Status))
 			}
 		}
 		if len(statuses) > 0 && len(progress) == 3 {
@@ -622,9 +623,9 @@ func TestInputRequired(t *testing.T) {
 		statuses = statuses[:0]
 		for _, m := range c.Notifications() {
 			if m.Method == "notifications/tasks/status" {
-				var tk client.Task
+				var tk schema.Task
 				_ = json.Unmarshal(m.Params(), &tk)
-				statuses = append(statuses, tk.Status)
+				statuses = append(statuses, string(tk.Status))
 			}
 		}
 		if len(statuses) >= 3 {
@@ -702,7 +703,7 @@ func TestTTLPolicy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var ct client.CreateTaskResult
+			var ct schema.CreateTaskResult
 			_ = json.Unmarshal(raw, &ct)
 			if ct.Task.TTL == nil || *ct.Task.TTL != tc.want {
 				t.Errorf("ttl %v, want %d", ct.Task.TTL, tc.want)
@@ -719,7 +720,7 @@ func TestTTLPolicy(t *testing.T) {
 		t.Errorf("unlimited ttl not null: %s", raw)
 	}
 	g, err := u.Call(ctx, "tasks/get", map[string]any{"taskId": func() string {
-		var ct client.CreateTaskResult
+		var ct schema.CreateTaskResult
 		_ = json.Unmarshal(raw, &ct)
 		return ct.Task.TaskID
 	}()})
@@ -754,15 +755,12 @@ func TestVariablesInGetMeta(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var meta map[string]json.RawMessage
-	if err := json.Unmarshal(g.Meta, &meta); err != nil {
-		t.Fatalf("_meta %s: %v", g.Meta, err)
-	}
+	meta := g.Meta
 	if string(meta["server.stage"]) != `"tagged"` {
-		t.Errorf("variable missing from _meta: %s", g.Meta)
+		t.Errorf("variable missing from _meta: %v", g.Meta)
 	}
 	if _, ok := meta["io.modelcontextprotocol/related-task"]; ok {
-		t.Errorf("a variable posed as MCP metadata: %s", g.Meta)
+		t.Errorf("a variable posed as MCP metadata: %v", g.Meta)
 	}
 }
 

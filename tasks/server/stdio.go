@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/protocol"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // ServeStdio serves one client over newline-delimited JSON-RPC: messages
@@ -130,7 +131,7 @@ func readLines(in io.Reader, limit int64, lines chan<- []byte, w *lineWriter, do
 			}
 		}
 		if tooLong {
-			_ = w.write(appendError(nil, nil, rpcErr(tasks.CodeInvalidRequest, fmt.Sprintf("message too large: the limit is %d bytes", limit))))
+			_ = w.write(appendError(nil, nil, rpcErr(wire.CodeInvalidRequest, fmt.Sprintf("message too large: the limit is %d bytes", limit))))
 			continue
 		}
 		if len(line) == 0 {

@@ -19,7 +19,7 @@ const (
 )
 
 // CodeLimitExceeded is the JSON-RPC error code of a refusal for a limit:
-// too many tasks or too many sessions. See tasks.CodeLimitExceeded.
+// too many tasks or too many sessions. See wire.CodeLimitExceeded.
 const CodeLimitExceeded = protocol.CodeLimitExceeded
 
 // WithMaxActiveTasks caps the tasks whose work runs on this server at the

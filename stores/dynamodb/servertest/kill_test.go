@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/internal/testenv"
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
@@ -120,7 +121,7 @@ func TestKilledInstance(t *testing.T) {
 	killed := time.Now()
 
 	bound := lease + 2*reap + 5*time.Second
-	var last *client.Task
+	var last *schema.GetTaskResult
 	for time.Since(killed) < bound {
 		tk, err := cb.GetTask(ctx, running.Task.TaskID)
 		if err != nil {
@@ -132,11 +133,11 @@ func TestKilledInstance(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if last == nil || last.Status != "failed" || last.StatusMessage == "" {
+	if last == nil || last.Status != "failed" || last.Message() == "" {
 		t.Fatalf("task of the killed instance after %s: %+v; want failed with a message", bound, last)
 	}
 	t.Logf("task of the killed instance failed %s after SIGKILL (lease %s, reap every %s): %q",
-		time.Since(killed).Round(100*time.Millisecond), lease, reap, last.StatusMessage)
+		time.Since(killed).Round(100*time.Millisecond), lease, reap, last.Message())
 	res, err := cb.Result(ctx, done.Task.TaskID)
 	if err != nil || len(res) == 0 {
 		t.Fatalf("result completed on A, read on B: %s, %v", res, err)

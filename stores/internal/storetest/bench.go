@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Goroutines are the concurrency levels every store benchmark runs at.
@@ -30,9 +32,9 @@ func NewSeeded(st tasks.Store, owner tasks.Owner, recs []tasks.Record) *Seeded {
 	recs = slices.Clone(recs)
 	slices.SortFunc(recs, func(a, b tasks.Record) int {
 		switch {
-		case tasks.CursorOf(a).After(b): // b sorts after a
+		case storekit.CursorOf(a).After(b): // b sorts after a
 			return -1
-		case tasks.CursorOf(b).After(a):
+		case storekit.CursorOf(b).After(a):
 			return 1
 		}
 		return 0
@@ -80,7 +82,7 @@ func BenchCreate(b *testing.B, st tasks.Store, g int) {
 	b.ResetTimer()
 	Parallel(b, g, func(_, _ int, _ *rand.Rand, next func() bool) {
 		for next() {
-			if _, err := st.Create(ctx, owner, tasks.CreateParams{Method: "tools/call"}); err != nil {
+			if _, err := st.Create(ctx, owner, tasks.CreateParams{Method: wire.MethodToolsCall}); err != nil {
 				b.Error(err)
 				return
 			}
@@ -164,7 +166,7 @@ func BenchList(b *testing.B, s *Seeded, g int) {
 	Parallel(b, g, func(_, _ int, rng *rand.Rand, next func() bool) {
 		for next() {
 			from := s.Records[rng.IntN(len(s.Records)-60)]
-			p, err := s.Store.List(ctx, s.Owner, tasks.ListOptions{Cursor: tasks.CursorOf(from).Encode(), Limit: 50})
+			p, err := s.Store.List(ctx, s.Owner, tasks.ListOptions{Cursor: storekit.CursorOf(from).Encode(), Limit: 50})
 			if err != nil || len(p.Tasks) != 50 {
 				b.Errorf("list: %d tasks, %v", len(p.Tasks), err)
 				return
@@ -179,7 +181,7 @@ func SeedRecords(cfg tasks.Config, owner tasks.Owner, n int) ([]tasks.Record, er
 	cfg = cfg.WithDefaults()
 	out := make([]tasks.Record, n)
 	for i := range out {
-		r, err := tasks.NewRecord(cfg, owner, tasks.CreateParams{Method: "tools/call"})
+		r, err := storekit.NewRecord(cfg, owner, tasks.CreateParams{Method: wire.MethodToolsCall})
 		if err != nil {
 			return nil, err
 		}

@@ -11,8 +11,11 @@ import (
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
 	"github.com/mcptasks/mcptasks/tasks/server"
 	"github.com/mcptasks/mcptasks/tasks/server/reference"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // leakMarkers are fragments of backend error texts that must never reach
@@ -30,13 +33,13 @@ func CursorBounds(t *testing.T, open Opener) {
 	st := open(t, tasks.Config{MaxTasksPerOwner: -1})
 	owner := tasks.Owner("cursor-bounds-owner")
 	for i := range 3 {
-		if _, err := st.Create(ctx, owner, tasks.CreateParams{Method: "tools/call"}); err != nil {
+		if _, err := st.Create(ctx, owner, tasks.CreateParams{Method: wire.MethodToolsCall}); err != nil {
 			t.Fatalf("create %d: %v", i, err)
 		}
 	}
 	latest := time.Date(9999, time.December, 31, 23, 59, 59, 999e6, time.UTC)
 	for _, id := range []string{"0", "~", "\U0010FFFF"} {
-		cur := tasks.Cursor{CreatedAt: latest, ID: id}.Encode()
+		cur := storekit.Cursor{CreatedAt: latest, ID: id}.Encode()
 		p, err := st.List(ctx, owner, tasks.ListOptions{Cursor: cur})
 		if err != nil {
 			t.Fatalf("List after the latest time (id %q): %v", id, err)
@@ -45,18 +48,18 @@ func CursorBounds(t *testing.T, open Opener) {
 			t.Fatalf("List after the latest time (id %q): %d tasks, next %q; want an empty last page", id, len(p.Tasks), p.NextCursor)
 		}
 	}
-	p, err := st.List(ctx, owner, tasks.ListOptions{Cursor: tasks.Cursor{CreatedAt: time.UnixMilli(0), ID: "0"}.Encode()})
+	p, err := st.List(ctx, owner, tasks.ListOptions{Cursor: storekit.Cursor{CreatedAt: time.UnixMilli(0), ID: "0"}.Encode()})
 	if err != nil || len(p.Tasks) != 3 {
 		t.Fatalf("List after the earliest time: %d tasks, %v; want all 3", len(p.Tasks), err)
 	}
 	enc := func(raw string) string { return "c1." + base64.RawURLEncoding.EncodeToString([]byte(raw)) }
 	for _, cur := range []string{
 		enc("9223372036854775807|x"), enc("253402300800000|x"), enc("-1|x"), enc("-9223372036854775808|x"),
-		tasks.Cursor{CreatedAt: latest, ID: "a\x00b"}.Encode(), enc("1700000000000|\x00"), enc("1700000000000|\xff\xfe"),
+		storekit.Cursor{CreatedAt: latest, ID: "a\x00b"}.Encode(), enc("1700000000000|\x00"), enc("1700000000000|\xff\xfe"),
 		"c1.\x00", "\x00",
 	} {
 		_, err := st.List(ctx, owner, tasks.ListOptions{Cursor: cur})
-		if !errors.Is(err, tasks.ErrInvalidCursor) || tasks.RPCCode(err) != tasks.CodeInvalidParams {
+		if !errors.Is(err, tasks.ErrInvalidCursor) || protocol.RPCCode(err) != wire.CodeInvalidParams {
 			t.Errorf("List(cursor %q) = %v; want ErrInvalidCursor (-32602)", cur, err)
 			continue
 		}
@@ -101,11 +104,11 @@ func ServerCursors(t *testing.T, open Opener) {
 		}
 	}
 	first, err := alice.ListTasks(ctx, "")
-	if err != nil || first.NextCursor == "" || len(first.Tasks) != 2 {
+	if err != nil || first.Next() == "" || len(first.Tasks) != 2 {
 		t.Fatalf("first page: %+v, %v; want 2 tasks and a next cursor", first, err)
 	}
-	second, err := alice.ListTasks(ctx, first.NextCursor)
-	if err != nil || len(second.Tasks) != 1 || second.NextCursor != "" {
+	second, err := alice.ListTasks(ctx, first.Next())
+	if err != nil || len(second.Tasks) != 1 || second.Next() != "" {
 		t.Fatalf("second page: %+v, %v; want the last task and no cursor", second, err)
 	}
 
@@ -114,26 +117,26 @@ func ServerCursors(t *testing.T, open Opener) {
 	b64 := base64.RawURLEncoding.EncodeToString
 	last := first.Tasks[1]
 	created, _ := time.Parse(time.RFC3339Nano, last.CreatedAt)
-	position := tasks.Cursor{CreatedAt: created, ID: last.TaskID}.Encode()
+	position := storekit.Cursor{CreatedAt: created, ID: last.TaskID}.Encode()
 	tests := []struct {
 		name   string
 		c      *client.Client
 		cursor string
 	}{
-		{"another requestor's cursor", bob, first.NextCursor},
+		{"another requestor's cursor", bob, first.Next()},
 		{"base64 of foo", alice, b64([]byte("foo"))},
 		{"a hand-built position", alice, position},
 		{"a hand-built token", alice, "t1." + b64([]byte(position)) + "." + b64(tag)},
-		{"a position at the latest time", alice, tasks.Cursor{CreatedAt: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), ID: "x"}.Encode()},
+		{"a position at the latest time", alice, storekit.Cursor{CreatedAt: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), ID: "x"}.Encode()},
 		{"a NUL byte", alice, "c1.\x00"},
-		{"a position with a NUL byte", alice, tasks.Cursor{CreatedAt: created, ID: "a\x00"}.Encode()},
-		{"a token with a NUL byte", alice, first.NextCursor[:4] + "\x00" + first.NextCursor[4:]},
-		{"a truncated cursor", alice, first.NextCursor[:len(first.NextCursor)-3]},
+		{"a position with a NUL byte", alice, storekit.Cursor{CreatedAt: created, ID: "a\x00"}.Encode()},
+		{"a token with a NUL byte", alice, first.Next()[:4] + "\x00" + first.Next()[4:]},
+		{"a truncated cursor", alice, first.Next()[:len(first.Next())-3]},
 	}
 	for _, tt := range tests {
 		_, err := tt.c.ListTasks(ctx, tt.cursor)
 		var rpc *client.RPCError
-		if !errors.As(err, &rpc) || rpc.Code != tasks.CodeInvalidParams {
+		if !errors.As(err, &rpc) || rpc.Code != wire.CodeInvalidParams {
 			t.Errorf("%s: tasks/list answered %v; want -32602", tt.name, err)
 			continue
 		}
@@ -147,7 +150,7 @@ func ServerCursors(t *testing.T, open Opener) {
 		}
 	}
 	// The good cursor still works after all that.
-	if again, err := alice.ListTasks(ctx, first.NextCursor); err != nil || len(again.Tasks) != 1 {
+	if again, err := alice.ListTasks(ctx, first.Next()); err != nil || len(again.Tasks) != 1 {
 		t.Fatalf("alice's cursor after the refusals: %+v, %v", again, err)
 	}
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Opener returns a fresh, empty store honouring cfg; the test closes it.
@@ -33,7 +35,7 @@ func RaceTerminal(t *testing.T, open Opener, n, goroutines int) {
 	owner := tasks.Owner("race-owner")
 	ids := make([]string, n)
 	for i := range ids {
-		r, err := st.Create(ctx, owner, tasks.CreateParams{Method: "tools/call"})
+		r, err := st.Create(ctx, owner, tasks.CreateParams{Method: wire.MethodToolsCall})
 		if err != nil {
 			t.Fatalf("create %d: %v", i, err)
 		}
@@ -215,7 +217,7 @@ func RandomOps(t *testing.T, open Opener, ops int, seed uint64) {
 		}
 		switch op := rng.IntN(11); {
 		case op <= 2 || !have:
-			p := tasks.CreateParams{Method: "tools/call", StatusMessage: fmt.Sprintf("m%d", step)}
+			p := tasks.CreateParams{Method: wire.MethodToolsCall, StatusMessage: fmt.Sprintf("m%d", step)}
 			if rng.IntN(2) == 0 {
 				d := time.Duration(rng.IntN(90_000)) * time.Millisecond
 				p.TTL = &d
@@ -310,7 +312,7 @@ func RandomOps(t *testing.T, open Opener, ops int, seed uint64) {
 				wantByID[r.ID] = r
 			}
 			for i, r := range gotIDs {
-				if i > 0 && !tasks.CursorOf(gotIDs[i-1]).After(r) {
+				if i > 0 && !storekit.CursorOf(gotIDs[i-1]).After(r) {
 					fail(step, "list", "position %d is out of (createdAt, id) order", i)
 				}
 				j, ok := byGot[r.ID]

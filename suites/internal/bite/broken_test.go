@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // Deliberately broken stores. Each wraps the memory store and breaks one
@@ -188,7 +189,7 @@ func (s *lostUpdate) SetVariables(ctx context.Context, owner tasks.Owner, id str
 	if err != nil {
 		return cur, err
 	}
-	merged, err := tasks.MergeVariables(cur.Variables, patch, 0)
+	merged, err := storekit.MergeVariables(cur.Variables, patch, 0)
 	if err != nil {
 		return s.Store.SetVariables(ctx, owner, id, patch) // let the real store word the error
 	}

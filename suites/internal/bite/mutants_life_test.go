@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // Mutants that get statuses, messages, outcomes or atomicity wrong.
@@ -43,7 +44,7 @@ var lifecycleMutants = []mutant{
 	{"cancelled tasks hold an internal-error outcome", "MCPT-CANCEL-001", withOut(func(_ tasks.Config, r *tasks.Record) {
 		if r.Status == tasks.StatusCancelled && r.Outcome != nil && r.Outcome.Error != nil {
 			e := *r.Outcome.Error
-			e.Code = tasks.CodeInternalError
+			e.Code = wire.CodeInternalError
 			r.Outcome.Error = &e
 		}
 	})},

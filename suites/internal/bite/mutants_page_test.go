@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // Mutants that page wrongly.
@@ -45,7 +46,7 @@ func (s pageHook) List(ctx context.Context, owner tasks.Owner, opts tasks.ListOp
 	case pagePlusOne:
 		opts.Limit = limit + 1
 	case pageGarbageRestarts:
-		if _, err := tasks.DecodeCursor(opts.Cursor); opts.Cursor != "" && err != nil {
+		if _, err := storekit.DecodeCursor(opts.Cursor); opts.Cursor != "" && err != nil {
 			opts.Cursor = ""
 		}
 	}
@@ -120,13 +121,13 @@ func (s shadowLister) List(ctx context.Context, owner tasks.Owner, opts tasks.Li
 		if !ok || s.gone(last.ID) || last.Expired(now) {
 			return tasks.Page{}, &tasks.Error{Op: "list", Err: tasks.ErrInvalidCursor, Detail: "the cursor's task is gone"}
 		}
-		c := tasks.CursorOf(last)
+		c := storekit.CursorOf(last)
 		start = len(recs)
 		if i := slices.IndexFunc(recs, c.After); i >= 0 {
 			start = i
 		}
 	default:
-		c, err := tasks.DecodeCursor(opts.Cursor)
+		c, err := storekit.DecodeCursor(opts.Cursor)
 		if err != nil {
 			return tasks.Page{}, err
 		}
@@ -156,7 +157,7 @@ func (s shadowLister) List(ctx context.Context, owner tasks.Owner, opts tasks.Li
 		case listCursorByID:
 			page.NextCursor = "k." + base64.RawURLEncoding.EncodeToString([]byte(last.ID))
 		default:
-			page.NextCursor = tasks.CursorOf(last).Encode()
+			page.NextCursor = storekit.CursorOf(last).Encode()
 		}
 	}
 	return page, nil

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // Mutants that get variables wrong.
@@ -130,7 +131,7 @@ func (s sizer) Create(ctx context.Context, owner tasks.Owner, p tasks.CreatePara
 	limit := s.cfg.MaxVariablesBytes
 	switch s.mode {
 	case sizePatch, sizeSum:
-		if n := tasks.VariablesSize(p.Variables); n > limit {
+		if n := storekit.VariablesSize(p.Variables); n > limit {
 			return tasks.Record{}, s.tooLarge("create", n)
 		}
 	case sizeValuesOnly:
@@ -147,15 +148,15 @@ func (s sizer) SetVariables(ctx context.Context, owner tasks.Owner, id string, p
 	n := 0
 	switch s.mode {
 	case sizePatch:
-		n = tasks.VariablesSize(patch)
+		n = storekit.VariablesSize(patch)
 	case sizeSum:
-		n = tasks.VariablesSize(cur.Variables) + tasks.VariablesSize(patch) - 2
+		n = storekit.VariablesSize(cur.Variables) + storekit.VariablesSize(patch) - 2
 	case sizeNotOnCreate:
-		if merged, err := tasks.MergeVariables(cur.Variables, patch, 0); err == nil {
-			n = tasks.VariablesSize(merged)
+		if merged, err := storekit.MergeVariables(cur.Variables, patch, 0); err == nil {
+			n = storekit.VariablesSize(merged)
 		}
 	case sizeValuesOnly:
-		if merged, err := tasks.MergeVariables(cur.Variables, patch, 0); err == nil {
+		if merged, err := storekit.MergeVariables(cur.Variables, patch, 0); err == nil {
 			n = valuesSize(merged)
 		}
 	}

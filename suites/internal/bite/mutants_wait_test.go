@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // Mutants that wait wrongly.
@@ -155,7 +156,7 @@ func (s *leased) lapsed(now time.Time, isLapsed func(until, now time.Time) bool)
 // reap ends the given tasks as failed with the lost-worker outcome.
 func (s *leased) reap(ctx context.Context, ls map[string]lease, status tasks.Status, o tasks.Outcome) int {
 	n := 0
-	msg := tasks.LostWorkerOutcome().Error.Message
+	msg := storekit.LostWorkerOutcome().Error.Message
 	for id, l := range ls {
 		if _, err := s.tracker.Complete(ctx, l.owner, id, status, msg, o); err == nil {
 			n++
@@ -166,7 +167,7 @@ func (s *leased) reap(ctx context.Context, ls map[string]lease, status tasks.Sta
 
 func (s *leased) ReapExpiredLeases(ctx context.Context) (int, error) {
 	ls := s.lapsed(s.cfg.Now(), func(until, now time.Time) bool { return !until.After(now) })
-	return s.reap(ctx, ls, tasks.StatusFailed, tasks.LostWorkerOutcome()), nil
+	return s.reap(ctx, ls, tasks.StatusFailed, storekit.LostWorkerOutcome()), nil
 }
 
 // Mutants of the lease layer.
@@ -183,7 +184,7 @@ type strictLapse struct{ *leased }
 
 func (s strictLapse) ReapExpiredLeases(ctx context.Context) (int, error) {
 	ls := s.lapsed(s.cfg.Now(), func(until, now time.Time) bool { return until.Before(now) })
-	return s.reap(ctx, ls, tasks.StatusFailed, tasks.LostWorkerOutcome()), nil
+	return s.reap(ctx, ls, tasks.StatusFailed, storekit.LostWorkerOutcome()), nil
 }
 
 type reapAll struct{ *leased }
@@ -202,7 +203,7 @@ func (s reapAll) ReapExpiredLeases(ctx context.Context) (int, error) {
 			}
 		}
 	}
-	return s.reap(ctx, ls, tasks.StatusFailed, tasks.LostWorkerOutcome()), nil
+	return s.reap(ctx, ls, tasks.StatusFailed, storekit.LostWorkerOutcome()), nil
 }
 
 type reapCompleted struct{ *leased }

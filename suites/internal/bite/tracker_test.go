@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/storekit"
 )
 
 // tracker is the base of most broken stores: a tasks.Store that forwards
@@ -195,7 +196,7 @@ func (t *tracker) Cancel(ctx context.Context, owner tasks.Owner, id string, msg 
 	}
 	r, err := t.inner.Cancel(ctx, owner, id, msg)
 	if err == nil {
-		o := tasks.CancelledOutcome(msg)
+		o := storekit.CancelledOutcome(msg)
 		t.mu.Lock()
 		s := r.Clone()
 		s.Outcome = &o

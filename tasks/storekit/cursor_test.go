@@ -1,4 +1,4 @@
-package tasks
+package storekit
 
 import (
 	"encoding/base64"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcptasks/mcptasks/tasks"
 )
 
 func TestCursorRoundTrip(t *testing.T) {
@@ -22,7 +24,7 @@ func TestCursorRoundTrip(t *testing.T) {
 func TestDecodeCursorRejectsForeignInput(t *testing.T) {
 	good := Cursor{CreatedAt: time.UnixMilli(1), ID: "x"}.Encode()
 	for _, s := range []string{"", "abc", "c1.", "c1.!!!", "c1.bm9waXBl", good[:len(good)-2] + "%%", "c2." + good[3:]} {
-		if _, err := DecodeCursor(s); !errors.Is(err, ErrInvalidCursor) {
+		if _, err := DecodeCursor(s); !errors.Is(err, tasks.ErrInvalidCursor) {
 			t.Errorf("DecodeCursor(%q) err = %v, want ErrInvalidCursor", s, err)
 		}
 	}
@@ -49,7 +51,7 @@ func TestDecodeCursorRejectsUnsafePositions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := DecodeCursor(tt.cursor)
-			if !errors.Is(err, ErrInvalidCursor) {
+			if !errors.Is(err, tasks.ErrInvalidCursor) {
 				t.Fatalf("DecodeCursor = %+v, %v; want ErrInvalidCursor", c, err)
 			}
 		})
@@ -73,14 +75,14 @@ func TestCursorAfter(t *testing.T) {
 	t0 := time.UnixMilli(1000)
 	c := Cursor{CreatedAt: t0, ID: "m"}
 	tests := []struct {
-		r    Record
+		r    tasks.Record
 		want bool
 	}{
-		{Record{CreatedAt: t0, ID: "n"}, true},
-		{Record{CreatedAt: t0, ID: "m"}, false},
-		{Record{CreatedAt: t0, ID: "a"}, false},
-		{Record{CreatedAt: t0.Add(time.Millisecond), ID: "a"}, true},
-		{Record{CreatedAt: t0.Add(-time.Millisecond), ID: "z"}, false},
+		{tasks.Record{CreatedAt: t0, ID: "n"}, true},
+		{tasks.Record{CreatedAt: t0, ID: "m"}, false},
+		{tasks.Record{CreatedAt: t0, ID: "a"}, false},
+		{tasks.Record{CreatedAt: t0.Add(time.Millisecond), ID: "a"}, true},
+		{tasks.Record{CreatedAt: t0.Add(-time.Millisecond), ID: "z"}, false},
 	}
 	for _, tt := range tests {
 		if got := c.After(tt.r); got != tt.want {

@@ -1,10 +1,12 @@
-package tasks
+package storekit
 
 import (
 	"encoding/json"
 	"errors"
 	"maps"
 	"testing"
+
+	"github.com/mcptasks/mcptasks/tasks"
 )
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
@@ -22,10 +24,10 @@ func TestMergeVariables(t *testing.T) {
 		{"replace", map[string]json.RawMessage{"a": raw(` {"k":2} `)}, 0, map[string]json.RawMessage{"a": raw(`{"k":2}`), "b": raw(`"x"`)}, nil},
 		{"null deletes", map[string]json.RawMessage{"a": raw(`null`)}, 0, map[string]json.RawMessage{"b": raw(`"x"`)}, nil},
 		{"delete all is nil", map[string]json.RawMessage{"a": raw(`null`), "b": raw(`null`)}, 0, nil, nil},
-		{"invalid JSON", map[string]json.RawMessage{"a": raw(`{`)}, 0, nil, ErrInvalidParams},
-		{"empty value", map[string]json.RawMessage{"a": raw(``)}, 0, nil, ErrInvalidParams},
-		{"empty key", map[string]json.RawMessage{"": raw(`1`)}, 0, nil, ErrInvalidParams},
-		{"too large", map[string]json.RawMessage{"c": raw(`"0123456789"`)}, 20, nil, ErrVariablesTooLarge},
+		{"invalid JSON", map[string]json.RawMessage{"a": raw(`{`)}, 0, nil, tasks.ErrInvalidParams},
+		{"empty value", map[string]json.RawMessage{"a": raw(``)}, 0, nil, tasks.ErrInvalidParams},
+		{"empty key", map[string]json.RawMessage{"": raw(`1`)}, 0, nil, tasks.ErrInvalidParams},
+		{"too large", map[string]json.RawMessage{"c": raw(`"0123456789"`)}, 20, nil, tasks.ErrVariablesTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

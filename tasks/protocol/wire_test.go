@@ -1,4 +1,4 @@
-package tasks_test
+package protocol_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
 )
 
 func TestWireTask(t *testing.T) {
@@ -29,7 +30,7 @@ func TestWireTask(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w := tasks.WireTask(tc.rec)
+			w := protocol.WireTask(tc.rec)
 			b, err := json.Marshal(w)
 			if err != nil {
 				t.Fatal(err)
@@ -45,7 +46,7 @@ func TestWireTask(t *testing.T) {
 			if err := schema.Validate("Task", b); err != nil {
 				t.Errorf("not a valid Task: %v", err)
 			}
-			back, err := tasks.RecordFromWire(w)
+			back, err := protocol.RecordFromWire(w)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,10 +56,10 @@ func TestWireTask(t *testing.T) {
 			}
 		})
 	}
-	if _, err := tasks.RecordFromWire(schema.Task{TaskID: "x", Status: "sleeping", CreatedAt: "now", LastUpdatedAt: "now"}); err == nil {
+	if _, err := protocol.RecordFromWire(schema.Task{TaskID: "x", Status: "sleeping", CreatedAt: "now", LastUpdatedAt: "now"}); err == nil {
 		t.Error("bad status accepted")
 	}
-	if _, err := tasks.RecordFromWire(schema.Task{TaskID: "x", Status: "working", CreatedAt: "yesterday", LastUpdatedAt: "now"}); err == nil {
+	if _, err := protocol.RecordFromWire(schema.Task{TaskID: "x", Status: "working", CreatedAt: "yesterday", LastUpdatedAt: "now"}); err == nil {
 		t.Error("bad timestamp accepted")
 	}
 }
@@ -71,7 +72,7 @@ func TestWireGetResultVariables(t *testing.T) {
 		"dev.mcp.tools/x":                      json.RawMessage(`1`),
 		"example.com/ok":                       json.RawMessage(`true`),
 	}}
-	res := tasks.WireGetResult(rec)
+	res := protocol.WireGetResult(rec)
 	want := map[string]string{"server.progress": `0.5`, "client.note": `"hi"`, "example.com/ok": `true`}
 	if len(res.Meta) != len(want) {
 		t.Errorf("_meta %v", res.Meta)
@@ -81,13 +82,13 @@ func TestWireGetResultVariables(t *testing.T) {
 			t.Errorf("_meta[%q] = %s, want %s", k, res.Meta[k], v)
 		}
 	}
-	if res := tasks.WireGetResult(tasks.Record{ID: "t", Status: tasks.StatusWorking}); res.Meta != nil {
+	if res := protocol.WireGetResult(tasks.Record{ID: "t", Status: tasks.StatusWorking}); res.Meta != nil {
 		t.Errorf("no variables but _meta %v", res.Meta)
 	}
 	for key, reserved := range map[string]bool{
 		"io.modelcontextprotocol/x": true, "dev.mcp/x": true, "a.mcp.b/x": true, "mcp/x": false, "server.x": false, "com.example/x": false,
 	} {
-		if tasks.ReservedMetaKey(key) != reserved {
+		if protocol.ReservedMetaKey(key) != reserved {
 			t.Errorf("ReservedMetaKey(%q) = %v", key, !reserved)
 		}
 	}

@@ -1,4 +1,4 @@
-package tasks
+package storekit
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/mcptasks/mcptasks/tasks"
 )
 
 // MergeVariables applies patch to current and returns the new map (current
@@ -17,11 +19,11 @@ func MergeVariables(current, patch map[string]json.RawMessage, limit int) (map[s
 	out := maps.Clone(current)
 	for k, v := range patch {
 		if k == "" {
-			return nil, fmt.Errorf("%w: variable name must not be empty", ErrInvalidParams)
+			return nil, fmt.Errorf("%w: variable name must not be empty", tasks.ErrInvalidParams)
 		}
 		v = bytes.TrimSpace(v)
 		if !validJSON(v) {
-			return nil, fmt.Errorf("%w: variable %q is not valid JSON", ErrInvalidParams, k)
+			return nil, fmt.Errorf("%w: variable %q is not valid JSON", tasks.ErrInvalidParams, k)
 		}
 		if bytes.Equal(v, []byte("null")) {
 			delete(out, k)
@@ -37,7 +39,7 @@ func MergeVariables(current, patch map[string]json.RawMessage, limit int) (map[s
 	}
 	if limit > 0 {
 		if n := VariablesSize(out); n > limit {
-			return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrVariablesTooLarge, n, limit)
+			return nil, fmt.Errorf("%w: %d bytes, limit %d", tasks.ErrVariablesTooLarge, n, limit)
 		}
 	}
 	return out, nil

@@ -1,4 +1,4 @@
-package tasks
+package storekit
 
 import (
 	"encoding/base64"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcptasks/mcptasks/tasks"
 )
 
 // Cursor is the position after the last task of a page in the (CreatedAt,
@@ -43,7 +45,7 @@ func (c Cursor) Encode() string {
 // checks.
 func DecodeCursor(s string) (Cursor, error) {
 	bad := func(why string) (Cursor, error) {
-		return Cursor{}, &Error{Op: "list", Err: ErrInvalidCursor, Detail: why}
+		return Cursor{}, &tasks.Error{Op: "list", Err: tasks.ErrInvalidCursor, Detail: why}
 	}
 	rest, ok := strings.CutPrefix(s, cursorPrefix)
 	if !ok {
@@ -77,7 +79,7 @@ func DecodeCursor(s string) (Cursor, error) {
 }
 
 // After reports whether r sorts after c in list order.
-func (c Cursor) After(r Record) bool {
+func (c Cursor) After(r tasks.Record) bool {
 	if !r.CreatedAt.Equal(c.CreatedAt) {
 		return r.CreatedAt.After(c.CreatedAt)
 	}
@@ -85,4 +87,4 @@ func (c Cursor) After(r Record) bool {
 }
 
 // CursorOf returns the cursor that points just past r.
-func CursorOf(r Record) Cursor { return Cursor{CreatedAt: r.CreatedAt, ID: r.ID} }
+func CursorOf(r tasks.Record) Cursor { return Cursor{CreatedAt: r.CreatedAt, ID: r.ID} }
