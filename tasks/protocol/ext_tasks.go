@@ -183,8 +183,10 @@ func (m modernMeta) elicitForm() bool {
 type modernFunc func(c *Core, ctx context.Context, caller ModernCaller, m modernMeta, id json.RawMessage, params json.RawMessage) (any, error)
 
 var modernMethods = map[string]modernFunc{
-	"server/discover":      (*Core).modernDiscover,
-	"ping":                 func(*Core, context.Context, ModernCaller, modernMeta, json.RawMessage, json.RawMessage) (any, error) { return complete(), nil },
+	"server/discover": (*Core).modernDiscover,
+	"ping": func(*Core, context.Context, ModernCaller, modernMeta, json.RawMessage, json.RawMessage) (any, error) {
+		return complete(), nil
+	},
 	"tools/list":           (*Core).modernToolsList,
 	"tools/call":           (*Core).modernToolsCall,
 	"tasks/get":            (*Core).modernGet,
@@ -272,7 +274,9 @@ func IsMalformedMeta(err error) bool {
 	return errors.As(err, &pe) && strings.Contains(pe.msg, "_meta")
 }
 
-func complete() map[string]string { return map[string]string{"resultType": exttasks.ResultTypeComplete} }
+func complete() map[string]string {
+	return map[string]string{"resultType": exttasks.ResultTypeComplete}
+}
 
 func (c *Core) modernDiscover(context.Context, ModernCaller, modernMeta, json.RawMessage, json.RawMessage) (any, error) {
 	return v20260728.DiscoverResult{
