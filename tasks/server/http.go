@@ -38,7 +38,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusForbidden, nil, rpcErr(tasks.CodeInvalidRequest, "origin "+strconv.Quote(r.Header.Get("Origin"))+" is not allowed"))
 		return
 	}
-	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !supportedVersion(v) {
+	// A POST's version header is judged once its body says which profile
+	// it speaks (servePOST).
+	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !supportedVersion(v) && r.Method != http.MethodPost {
 		refuseUnread(w, r)
 		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest,
 			fmt.Sprintf("unsupported %s %q: this server supports %s", HeaderProtocolVersion, v, strings.Join(supportedVersions, ", "))))
@@ -188,6 +190,15 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest, err.Error()))
+		return
+	}
+	if isModernRequest(k, msg) {
+		s.serveModernPOST(w, r, msg, subject)
+		return
+	}
+	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !supportedVersion(v) {
+		httpError(w, http.StatusBadRequest, nil, rpcErr(tasks.CodeInvalidRequest,
+			fmt.Sprintf("unsupported %s %q: this server supports %s", HeaderProtocolVersion, v, strings.Join(supportedVersions, ", "))))
 		return
 	}
 	if k == kindRequest && msg.Method == "initialize" {
