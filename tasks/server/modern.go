@@ -31,7 +31,7 @@ type modernCaller struct {
 	out   sender
 }
 
-func (m modernCaller) Owner() tasks.Owner     { return m.owner }
+func (m modernCaller) Owner() tasks.Owner    { return m.owner }
 func (m modernCaller) Send(msg []byte) error { return m.out.send(msg) }
 
 // modernOwner is the owner of a 2026-07-28 requestor: its bearer subject,
