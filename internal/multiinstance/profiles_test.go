@@ -2,6 +2,8 @@ package multiinstance_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/schema/exttasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
 	"github.com/mcptasks/mcptasks/tasks/server"
@@ -17,6 +20,13 @@ import (
 func TestProfilesPostgres(t *testing.T) { runProfiles(t, postgresSpec(t)) }
 
 func TestProfilesRedis(t *testing.T) { runProfiles(t, redisSpec(t)) }
+
+func TestProfilesDynamoDB(t *testing.T) {
+	ep := testenv.DynamoDB(t)
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	runProfiles(t, "dynamodb://mcptasks_profiles_"+hex.EncodeToString(b)+"?endpoint="+ep+"&region=us-east-1&create=1")
+}
 
 func TestProfilesSQLite(t *testing.T) {
 	runProfiles(t, "sqlite:"+filepath.Join(t.TempDir(), "tasks.db"))
