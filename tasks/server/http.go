@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
 )
 
 // HTTP header names of the Streamable HTTP transport.
@@ -194,6 +195,12 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	if isModernRequest(k, msg) {
 		s.serveModernPOST(w, r, msg, subject)
+		return
+	}
+	if k == kindNotification && protocol.IsModern(msg.Method, msg.Params) {
+		// A stateless notification: there is no session it could refer
+		// to, and none the server acts on; accepted and ignored.
+		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !supportedVersion(v) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/schema/exttasks"
 	"github.com/mcptasks/mcptasks/schema/v20260728"
 	"github.com/mcptasks/mcptasks/tasks/client"
@@ -341,5 +342,37 @@ func TestModernOwnership(t *testing.T) {
 	wantModernCode(t, err, -32602)
 	if got, _ := a.GetTask(ctx, res.Task.TaskID); got.Status != exttasks.TaskStatusWorking {
 		t.Errorf("another identity changed the task: %s", got.Status)
+	}
+}
+
+// The server's own error answers follow the schemas of both revisions:
+// the 2026-07-28 error shapes, and no id at all (never null) when the
+// request's could not be read.
+func TestErrorBodiesFollowTheSchemas(t *testing.T) {
+	inst := start(t, reference.Options{})
+	for _, tc := range []struct {
+		body, def string
+		status    int
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`, "UnsupportedProtocolVersionError", 400},
+		{`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, "MissingRequiredClientCapabilityError", 400},
+		{`{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"x",` + modernMeta + `}}`, "JSONRPCErrorResponse", 200},
+		{`{"jsonrpc":"2.0","id":`, "JSONRPCErrorResponse", 400},
+	} {
+		st, _, body := post(t, http.DefaultClient, inst.URL, tc.body)
+		if st != tc.status {
+			t.Errorf("%s: HTTP %d, want %d: %s", tc.body, st, tc.status, body)
+		}
+		if err := v20260728.Validate(tc.def, body); err != nil {
+			t.Errorf("%s: answer %s is not a %s: %v", tc.body, body, tc.def, err)
+		}
+	}
+	st, _, body := post(t, http.DefaultClient, inst.URL, `{"jsonrpc":"2.0","id":`)
+	if err := schema.Validate("JSONRPCErrorResponse", body); err != nil || st != 400 {
+		t.Errorf("2025-11-25 view of a parse error %s: %v", body, err)
+	}
+	// A stateless notification is accepted.
+	if st, _, body := post(t, http.DefaultClient, inst.URL, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,`+modernMeta+`}}`); st != http.StatusAccepted {
+		t.Errorf("modern notification: HTTP %d %s", st, body)
 	}
 }
