@@ -306,7 +306,10 @@ func (c *Core) modernToolsList(_ context.Context, _ ModernCaller, _ modernMeta, 
 	for i := range list {
 		list[i].Execution = nil
 	}
-	body, err := json.Marshal(map[string]any{"tools": list, "resultType": exttasks.ResultTypeComplete})
+	// Tools can be added at run time, so the list is not cached (ttlMs 0);
+	// it is the same for every requestor (public).
+	body, err := json.Marshal(map[string]any{"tools": list, "resultType": exttasks.ResultTypeComplete,
+		"ttlMs": 0, "cacheScope": v20260728.DiscoverResultCacheScopePublic})
 	return json.RawMessage(body), err
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/schema"
+	"github.com/mcptasks/mcptasks/schema/v20260728"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/protocol"
 )
@@ -195,6 +196,15 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	if isModernRequest(k, msg) {
 		s.serveModernPOST(w, r, msg, subject)
+		return
+	}
+	if k == kindRequest && msg.Method != "initialize" && r.Header.Get(HeaderSessionID) == "" {
+		// Neither profile: no _meta (2026-07-28) and no session
+		// (2025-11-25). A 2026-07-28 request that lacks its _meta is
+		// malformed (-32602); the answer names both ways out.
+		httpError(w, http.StatusBadRequest, msg.ID, rpcErr(tasks.CodeInvalidParams,
+			"params._meta with "+v20260728.ProtocolVersionMetaKey+" and "+v20260728.ClientCapabilitiesMetaKey+" is required ("+protocol.ModernProtocolVersion+
+				"), or send initialize first and echo the "+HeaderSessionID+" it returns (2025-11-25)"))
 		return
 	}
 	if k == kindNotification && protocol.IsModern(msg.Method, msg.Params) {

@@ -65,6 +65,9 @@ func TestModernProfileLifecycle(t *testing.T) {
 	if err != nil || strings.Contains(string(raw), "taskSupport") {
 		t.Errorf("tools/list: %v %s", err, raw)
 	}
+	if err := v20260728.Validate("ListToolsResult", raw); err != nil {
+		t.Errorf("tools/list result: %v", err)
+	}
 
 	res, err := m.CallTool(ctx, server.FixtureSleep, map[string]any{"ms": 50})
 	if err != nil || res.Task == nil {
@@ -100,8 +103,12 @@ func TestModernProfileLifecycle(t *testing.T) {
 	if got.Status != exttasks.TaskStatusCancelled {
 		t.Errorf("after cancel: %s", got.Status)
 	}
-	if err := m.CancelTask(ctx, res.Task.TaskID); err != nil {
+	raw, err = m.Call(ctx, "tasks/cancel", map[string]any{"taskId": res.Task.TaskID})
+	if err != nil {
 		t.Errorf("cancel of a terminal task: %v", err)
+	}
+	if err := exttasks.Validate("CancelTaskResult", raw); err != nil || !strings.Contains(string(raw), `"resultType":"complete"`) {
+		t.Errorf("cancel result %s: %v", raw, err)
 	}
 	if got, _ = m.GetTask(ctx, res.Task.TaskID); got.Status != exttasks.TaskStatusCancelled {
 		t.Errorf("terminal status changed to %s", got.Status)
@@ -170,6 +177,9 @@ func TestModernProfileBadInput(t *testing.T) {
 	if err != nil || r.Task != nil || !strings.Contains(string(r.Result), `"resultType":"complete"`) {
 		t.Errorf("plain call: %v %+v", err, r)
 	}
+	if err := v20260728.Validate("CallToolResult", r.Result); err != nil {
+		t.Errorf("plain call result: %v", err)
+	}
 	_, err = plain.CallTool(ctx, server.FixtureSleepRequired, map[string]any{"ms": 1})
 	e := wantModernCode(t, err, -32021)
 	if !strings.Contains(string(e.Data), exttasks.ExtensionID) {
@@ -195,6 +205,10 @@ func TestModernProfileBadInput(t *testing.T) {
 	st, _, body := post(t, http.DefaultClient, inst.URL, `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
 	if code, _, _ := rpcCode(t, body); st != 400 || code != -32602 {
 		t.Errorf("missing clientCapabilities: HTTP %d %s", st, body)
+	}
+	st, _, body = post(t, http.DefaultClient, inst.URL, `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"x"}}`)
+	if code, _, _ := rpcCode(t, body); st != 400 || code != -32602 {
+		t.Errorf("no _meta and no session: HTTP %d %s", st, body)
 	}
 
 	// Malformed and unknown task ids: -32602.
