@@ -89,9 +89,16 @@ func headerMismatch(msg string) *tasks.RPCError {
 // checkModernHeaders compares the routing headers of a 2026-07-28 POST
 // with its body: MCP-Protocol-Version with the _meta version, Mcp-Method
 // with the method and, on tasks/*, Mcp-Name with params.taskId (a
-// =?base64?…?= value is decoded first). A missing header is accepted.
+// =?base64?…?= value is decoded first). A missing MCP-Protocol-Version is
+// refused; a missing Mcp-Method or Mcp-Name is accepted.
 func checkModernHeaders(r *http.Request, msg *envelope) *tasks.RPCError {
-	if v := r.Header.Get(HeaderProtocolVersion); v != "" && v != protocol.ModernVersion(msg.Params) && msg.Method != "server/discover" {
+	v := r.Header.Get(HeaderProtocolVersion)
+	if v == "" {
+		// Only clients older than 2025-06-18 omit it, and those start
+		// with initialize, never with a per-request _meta.
+		return headerMismatch("the " + HeaderProtocolVersion + " header is required with a per-request protocol version")
+	}
+	if v != protocol.ModernVersion(msg.Params) {
 		return headerMismatch("the " + HeaderProtocolVersion + " header " + v + " differs from the protocol version in _meta")
 	}
 	if m := r.Header.Get(HeaderMcpMethod); m != "" && m != msg.Method {

@@ -202,7 +202,7 @@ func TestModernProfileBadInput(t *testing.T) {
 	if !strings.Contains(string(e.Data), `"supported":["2026-07-28"]`) || !strings.Contains(string(e.Data), `"requested":"1900-01-01"`) {
 		t.Errorf("-32022 data: %s", e.Data)
 	}
-	st, _, body := post(t, http.DefaultClient, inst.URL, `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	st, _, body := post(t, http.DefaultClient, inst.URL, `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, pv, "2026-07-28")
 	if code, _, _ := rpcCode(t, body); st != 400 || code != -32602 {
 		t.Errorf("missing clientCapabilities: HTTP %d %s", st, body)
 	}
@@ -221,7 +221,7 @@ func TestModernProfileBadInput(t *testing.T) {
 
 	// Gone in this profile: -32601 over HTTP 404.
 	for _, method := range []string{"tasks/result", "tasks/list"} {
-		st, _, body := post(t, http.DefaultClient, inst.URL, `{"jsonrpc":"2.0","id":2,"method":"`+method+`","params":{"taskId":"`+id+`",`+modernMeta+`}}`)
+		st, _, body := post(t, http.DefaultClient, inst.URL, `{"jsonrpc":"2.0","id":2,"method":"`+method+`","params":{"taskId":"`+id+`",`+modernMeta+`}}`, pv, "2026-07-28")
 		if code, _, _ := rpcCode(t, body); st != 404 || code != -32601 {
 			t.Errorf("%s: HTTP %d %s", method, st, body)
 		}
@@ -369,11 +369,16 @@ func TestErrorBodiesFollowTheSchemas(t *testing.T) {
 		status    int
 	}{
 		{`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`, "UnsupportedProtocolVersionError", 400},
+		{`{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"taskId":"x",` + modernMeta + `}}`, "JSONRPCErrorResponse", 400},
 		{`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, "MissingRequiredClientCapabilityError", 400},
 		{`{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"x",` + modernMeta + `}}`, "JSONRPCErrorResponse", 200},
 		{`{"jsonrpc":"2.0","id":`, "JSONRPCErrorResponse", 400},
 	} {
-		st, _, body := post(t, http.DefaultClient, inst.URL, tc.body)
+		hdr := []string{pv, protocolVersionOf(tc.body)}
+		if strings.Contains(tc.body, `"id":4`) {
+			hdr = nil // no MCP-Protocol-Version: refused with -32020
+		}
+		st, _, body := post(t, http.DefaultClient, inst.URL, tc.body, hdr...)
 		if st != tc.status {
 			t.Errorf("%s: HTTP %d, want %d: %s", tc.body, st, tc.status, body)
 		}
@@ -386,7 +391,19 @@ func TestErrorBodiesFollowTheSchemas(t *testing.T) {
 		t.Errorf("2025-11-25 view of a parse error %s: %v", body, err)
 	}
 	// A stateless notification is accepted.
-	if st, _, body := post(t, http.DefaultClient, inst.URL, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,`+modernMeta+`}}`); st != http.StatusAccepted {
+	if st, _, body := post(t, http.DefaultClient, inst.URL, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,`+modernMeta+`}}`, pv, "2026-07-28"); st != http.StatusAccepted {
 		t.Errorf("modern notification: HTTP %d %s", st, body)
 	}
+}
+
+// pv is the protocol-version header name for raw posts.
+const pv = server.HeaderProtocolVersion
+
+// protocolVersionOf returns the _meta protocol version of a raw request
+// ("2026-07-28" when there is none).
+func protocolVersionOf(body string) string {
+	if strings.Contains(body, "1900-01-01") {
+		return "1900-01-01"
+	}
+	return "2026-07-28"
 }
