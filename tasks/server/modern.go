@@ -65,7 +65,7 @@ func (s *Server) dispatchModern(ctx context.Context, ident string, owner tasks.O
 			defer track(msg.ID, cancel)()
 		}
 		ctx = cctx
-		if p, ok := out.(pinger); ok && msg.Method == "tools/call" {
+		if p, ok := out.(pinger); ok {
 			defer s.keepAlive(p)()
 		}
 	}
