@@ -407,3 +407,19 @@ func protocolVersionOf(body string) string {
 	}
 	return "2026-07-28"
 }
+
+// On an initialize-based session the extension does not exist: declaring
+// it in the initialize capabilities never turns a plain call into a task,
+// and the session keeps the 2025-11-25 methods.
+func TestLegacySessionIgnoresTheExtension(t *testing.T) {
+	inst := start(t, reference.Options{})
+	ctx := testCtx(t)
+	c := connect(t, inst.URL, client.WithCapabilities(json.RawMessage(`{"extensions":{"io.modelcontextprotocol/tasks":{}},"elicitation":{"form":{}}}`)))
+	raw, err := c.CallTool(ctx, server.FixtureSleep, map[string]any{"ms": 1})
+	if err != nil || strings.Contains(string(raw), "taskId") || strings.Contains(string(raw), "resultType") {
+		t.Errorf("plain call on a legacy session: %v %s", err, raw)
+	}
+	if _, err := c.ListTasks(ctx, ""); err != nil {
+		t.Errorf("tasks/list on a legacy session: %v", err)
+	}
+}
