@@ -1,7 +1,9 @@
 # mcptasks — see README.md. Every target works on a fresh clone.
 GO        ?= go
 SCHEMA    := schema/2025-11-25/schema.json
-SHARED_SPEC ?= ../shared/spec
+# The shared spec directory: beside the checkout, or one level further up
+# (a git worktree under a directory of worktrees).
+SHARED_SPEC ?= $(firstword $(wildcard ../shared/spec ../../shared/spec) ../shared/spec)
 SHARED    := $(SHARED_SPEC)/2025-11-25/schema.json
 # The 2026-07-28 core and the tasks extension: each directory has a SOURCE
 # (raw, sha256 and shared lines) and receives a git-ignored schema.json.
