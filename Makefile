@@ -1,7 +1,13 @@
 # mcptasks — see README.md. Every target works on a fresh clone.
 GO        ?= go
 SCHEMA    := schema/2025-11-25/schema.json
-SHARED    := ../shared/spec/2025-11-25/schema.json
+# The shared spec directory: beside the checkout, or one level further up
+# (a git worktree under a directory of worktrees).
+SHARED_SPEC ?= $(firstword $(wildcard ../shared/spec ../../shared/spec) ../shared/spec)
+SHARED    := $(SHARED_SPEC)/2025-11-25/schema.json
+# The 2026-07-28 core and the tasks extension: each directory has a SOURCE
+# (raw, sha256 and shared lines) and receives a git-ignored schema.json.
+EXTRA_SCHEMA_DIRS := schema/v20260728 schema/exttasks
 SCHEMA_SHA = $(shell awk '/^sha256:/{print $$2}' schema/SOURCE)
 SCHEMA_URL = $(shell awk '/^raw:/{print $$2}' schema/SOURCE)
 TEST_FLAGS ?= -race -count=1 -timeout 45m
@@ -21,7 +27,7 @@ MODULES := $(shell find . -name go.mod -not -path '*/testdata/*' -not -path './b
 
 all: verify-generate lint test
 
-## schema: place the pinned official schema.json (from $$MCP_SCHEMA_FILE, ../shared, or upstream) and verify its sha256
+## schema: place the pinned official schemas (2025-11-25 from $$MCP_SCHEMA_FILE, ../shared, or upstream; 2026-07-28 core and tasks extension from $(SHARED_SPEC) or upstream) and verify each sha256
 schema:
 	@mkdir -p $(dir $(SCHEMA))
 	@set -e; \
@@ -35,6 +41,20 @@ schema:
 	if [ "$$got" != "$(SCHEMA_SHA)" ]; then rm -f $(SCHEMA).tmp; \
 	  echo "make schema: sha256 mismatch for $$src: got $$got, want $(SCHEMA_SHA) (pinned in schema/SOURCE)" >&2; exit 1; fi; \
 	mv $(SCHEMA).tmp $(SCHEMA); echo "schema: $(SCHEMA) from $$src (sha256 ok)"
+	@set -e; for dir in $(EXTRA_SCHEMA_DIRS); do \
+	  sha=$$(awk '/^sha256:/{print $$2}' $$dir/SOURCE); url=$$(awk '/^raw:/{print $$2}' $$dir/SOURCE); \
+	  shared="$(SHARED_SPEC)/$$(awk '/^shared:/{print $$2}' $$dir/SOURCE)"; out=$$dir/schema.json; \
+	  if [ -f "$$out" ] && [ "$$(sha256sum $$out | awk '{print $$1}')" = "$$sha" ]; then echo "schema: $$out already placed (sha256 ok)"; continue; fi; \
+	  if [ -f "$$shared" ]; then src="$$shared"; cp "$$src" $$out.tmp; \
+	  else src="$$url"; \
+	    if ! curl -fsSL --max-time 60 -o $$out.tmp "$$src"; then rm -f $$out.tmp; \
+	      echo "make schema: no source for $$out: set SHARED_SPEC to the shared spec directory or allow access to $$src" >&2; exit 1; fi; \
+	  fi; \
+	  got=$$(sha256sum $$out.tmp | awk '{print $$1}'); \
+	  if [ "$$got" != "$$sha" ]; then rm -f $$out.tmp; \
+	    echo "make schema: sha256 mismatch for $$src: got $$got, want $$sha (pinned in $$dir/SOURCE)" >&2; exit 1; fi; \
+	  rm -f $$out; mv $$out.tmp $$out; echo "schema: $$out from $$src (sha256 ok)"; \
+	done
 
 ## generate: regenerate the wire types and the validation schema
 generate: schema
@@ -71,4 +91,4 @@ trials:
 	bash cmd/conformance/testdata/trials.sh
 
 clean:
-	rm -rf conformance-results trial-results $(SCHEMA)
+	rm -rf conformance-results trial-results $(SCHEMA) $(addsuffix /schema.json,$(EXTRA_SCHEMA_DIRS))

@@ -340,6 +340,13 @@ func (b *builder) defType(name string, n *node) (*Type, error) {
 		}
 	case isBag(src):
 		t.Kind = KindBag
+	case src.isType("object") && len(src.props) == 0 && src.addl != nil && !src.addl.isEmpty():
+		// A map def (the extension's InputRequests): a named map type.
+		vt, _, err := b.typeOf(name+"Value", src.addl)
+		if err != nil {
+			return nil, err
+		}
+		t.Kind, t.Base = KindScalar, mapOf(vt)
 	case src.isType("object") || src.props != nil:
 		t.Kind = KindStruct
 		if err := b.structFields(t, src); err != nil {
@@ -448,6 +455,10 @@ func (b *builder) field(parent, prop string, n *node, required bool) (*Field, er
 		}
 		return f, nil
 	}
+	// anyOf [scalar, null] is the same as type [scalar, "null"].
+	if alt, ok := nullableAnyOf(n); ok {
+		n = alt
+	}
 	// Required + nullable.
 	if len(n.types) == 2 && (n.types[0] == "null" || n.types[1] == "null") {
 		other := n.types[0]
@@ -514,6 +525,10 @@ func (b *builder) typeOf(name string, n *node) (GoType, Kind, error) {
 	switch {
 	case n.isEmpty():
 		return raw(), KindScalar, nil
+	case n.enum != nil && b.sameEnumDef(name, n) != "":
+		// An inline enum spelling out a $def of the same name (the
+		// extension schema inlines TaskStatus) is that def.
+		return named(b.ir.defGo[b.sameEnumDef(name, n)]), KindEnum, nil
 	case len(n.allOf) > 0 || len(n.anyOf) > 0 || len(n.oneOf) > 0 || n.enum != nil:
 		t, err := b.defType(name, n)
 		if err != nil {
@@ -773,4 +788,51 @@ func variantName(gt GoType, i int) string {
 		return fmt.Sprintf("Raw%d", i)
 	}
 	return fmt.Sprintf("Variant%d", i)
+}
+
+// nullableAnyOf rewrites a schema of the form {"anyOf": [{"type": T}, {"type":
+// "null"}]} (in either order, T a single scalar type, no other structural
+// keywords) as {"type": [T, "null"]}; ok is false for anything else.
+func nullableAnyOf(n *node) (*node, bool) {
+	if len(n.anyOf) != 2 || n.keywords != 1 {
+		return nil, false
+	}
+	a, b := n.anyOf[0], n.anyOf[1]
+	if a.isType("null") {
+		a, b = b, a
+	}
+	if !b.isType("null") || b.keywords != 1 || len(a.types) != 1 || a.keywords != 1 || a.types[0] == "null" {
+		return nil, false
+	}
+	switch a.types[0] {
+	case "string", "integer", "number", "boolean":
+	default:
+		return nil, false
+	}
+	return &node{ptr: n.ptr, types: []string{a.types[0], "null"}, keywords: 1}, true
+}
+
+// sameEnumDef returns the $def whose Go name is name when it is a string
+// enum with exactly the values of the inline enum n, else "".
+func (b *builder) sameEnumDef(name string, n *node) string {
+	for def, gn := range b.ir.defGo {
+		if gn != name {
+			continue
+		}
+		d := b.resolve(b.ir.doc.defs[def])
+		if d == nil || !d.isType("string") || len(d.enum) != len(n.enum) {
+			return ""
+		}
+		want := map[any]bool{}
+		for _, v := range d.enum {
+			want[v] = true
+		}
+		for _, v := range n.enum {
+			if !want[v] {
+				return ""
+			}
+		}
+		return def
+	}
+	return ""
 }

@@ -35,10 +35,15 @@ type node struct {
 var annotationKeywords = map[string]bool{
 	"description": true, "title": true, "default": true, "examples": true,
 	"$comment": true, "deprecated": true, "readOnly": true, "writeOnly": true,
+	// A dialect marker on a $def (the extension schema repeats it on every
+	// definition) changes nothing for the Go types.
+	"$schema": true,
 	// Range checks are left to the validator; the Go type stays float64/int64.
 	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true,
 	"minLength": true, "maxLength": true, "minItems": true, "maxItems": true,
 	"pattern": true,
+	// Key constraints are the validator's job too; the Go type stays a map.
+	"propertyNames": true,
 }
 
 // document is the loaded schema file.
@@ -222,6 +227,11 @@ func loadNode(v any, ptr string) (*node, error) {
 				n.addl, n.addlTrue = &node{ptr: kp}, true
 				continue
 			}
+			if m, ok := val.(map[string]any); ok && len(m) == 1 && m["not"] != nil {
+				// {"not": {}} is false spelled as a schema: closed, and
+				// modelled like false above.
+				continue
+			}
 			c, err := loadNode(val, kp)
 			if err != nil {
 				return nil, err
@@ -262,7 +272,26 @@ func loadNode(v any, ptr string) (*node, error) {
 			return nil, fmt.Errorf("gen: %s: unsupported keyword %q", kp, k)
 		}
 	}
+	constUnionToEnum(n)
 	return n, nil
+}
+
+// constUnionToEnum rewrites {"anyOf": [{"type": "string", "const": A}, …]}
+// (string constants only, nothing else beside anyOf) as the string enum
+// [A, …], which is what such a union means.
+func constUnionToEnum(n *node) {
+	if len(n.anyOf) < 2 || n.keywords != 1 {
+		return
+	}
+	var values []any
+	for _, v := range n.anyOf {
+		s, ok := v.constVal.(string)
+		if !v.hasConst || !ok || !v.isType("string") || v.keywords != 2 {
+			return
+		}
+		values = append(values, s)
+	}
+	n.anyOf, n.enum, n.types, n.keywords = nil, values, []string{"string"}, 2
 }
 
 // isEmpty reports whether n is the empty schema {} (anything goes).

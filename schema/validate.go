@@ -85,16 +85,24 @@ type Validator struct {
 	compiler *jsonschema.Compiler
 	doc      any
 	cache    map[string]*jsonschema.Schema
+	url      string
 	initErr  error
 }
 
 // NewValidator returns a Validator over the embedded schema.
 func NewValidator(opts ...Option) *Validator {
+	return NewValidatorFor(validationJSON, validationURL, opts...)
+}
+
+// NewValidatorFor returns a Validator over another validation schema
+// produced by cmd/gen (the 2026-07-28 core, the tasks extension): doc is its
+// JSON and url the identity it is registered under (never fetched).
+func NewValidatorFor(validationJSON []byte, url string, opts ...Option) *Validator {
 	var cfg validatorConfig
 	for _, o := range opts {
 		o(&cfg)
 	}
-	v := &Validator{cache: map[string]*jsonschema.Schema{}}
+	v := &Validator{cache: map[string]*jsonschema.Schema{}, url: url}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(validationJSON))
 	if err != nil {
 		v.initErr = fmt.Errorf("schema: embedded validation schema: %w", err)
@@ -106,7 +114,7 @@ func NewValidator(opts ...Option) *Validator {
 		c.AssertFormat()
 		c.RegisterFormat(&jsonschema.Format{Name: "byte", Validate: validateBase64})
 	}
-	if err := c.AddResource(validationURL, doc); err != nil {
+	if err := c.AddResource(url, doc); err != nil {
 		v.initErr = fmt.Errorf("schema: embedded validation schema: %w", err)
 		return v
 	}
@@ -197,7 +205,7 @@ func (v *Validator) schema(def string) (*jsonschema.Schema, error) {
 	if !v.exists(def) {
 		return nil, fmt.Errorf("%w %q (want a key of #/$defs, such as \"Task\", or a SchemaDef path)", ErrUnknownDef, def)
 	}
-	sch, err := v.compiler.Compile(validationURL + "#/$defs/" + def)
+	sch, err := v.compiler.Compile(v.url + "#/$defs/" + def)
 	if err != nil {
 		return nil, fmt.Errorf("schema: compile %s: %w", def, err)
 	}

@@ -5,6 +5,7 @@
 // Usage:
 //
 //	gen -schema 2025-11-25/schema.json -out types_gen.go -validation validation_gen.json
+//	gen -config 2026-07-28 -schema schema.json -package v20260728
 //	gen -list-excluded
 package main
 
@@ -34,6 +35,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	validation := fs.String("validation", "validation_gen.json", "output `file` for the prose-free validation schema")
 	registry := fs.String("test-registry", "types_gen_test.go", "output `file` for the test-only registry of generated types (\"\" to skip)")
 	pkg := fs.String("package", "schema", "Go package `name` of the generated file")
+	config := fs.String("config", "2025-11-25", "`name` of the generator configuration: 2025-11-25, 2026-07-28 or ext-tasks")
 	listExcluded := fs.Bool("list-excluded", false, "print the $defs that get no generated type, with reasons, and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -41,7 +43,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	cfg := gen.MCPConfig()
+	mk, ok := gen.Configs()[*config]
+	if !ok {
+		return fmt.Errorf("unknown -config %q (want 2025-11-25, 2026-07-28 or ext-tasks)", *config)
+	}
+	cfg := mk()
 	cfg.Package = *pkg
 	if *listExcluded {
 		for _, e := range cfg.Exclusions {

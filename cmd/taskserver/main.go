@@ -1,5 +1,7 @@
-// Command taskserver runs the reference MCP 2025-11-25 tasks server over
-// Streamable HTTP (default) or stdio, on any store the project offers.
+// Command taskserver runs the reference MCP tasks server over Streamable
+// HTTP (default) or stdio, on any store the project offers. It serves MCP
+// 2025-11-25 (initialize-based sessions) and MCP 2026-07-28 with the tasks
+// extension (per-request _meta) on the same endpoint; see docs/ext-tasks.md.
 //
 //	taskserver --addr 127.0.0.1:8080 --store memory --fixtures
 //	taskserver --store sqlite:/var/lib/tasks.db --tokens tokens.txt

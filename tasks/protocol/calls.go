@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -135,32 +133,10 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 	if hasToken {
 		opts = append(opts, tasks.WithProgress(progressFor(sessionOf(caller), token)))
 	}
-	if err := c.retained.check(caller.Owner(), c.engine.Config().Now().UnixMilli()); err != nil {
-		c.LogRefusal("task creation refused", "owner", caller.Owner(), "reason", err.Error())
-		return nil, err
-	}
-	if !c.active.acquire(c.maxActive) {
-		c.LogRefusal("task creation refused", "owner", caller.Owner(), "reason", "active task limit", "max_active_tasks", c.maxActive)
-		return nil, LimitError(fmt.Sprintf("task limit reached: this server already runs %d tasks, its limit for all requestors; retry when some finish", c.maxActive))
-	}
-	var started atomic.Bool
-	rec, err := c.engine.Start(ctx, caller.Owner(), tasks.CreateParams{Method: wire.MethodToolsCall, TTL: ttl},
-		func(t tasks.TaskContext) (json.RawMessage, error) {
-			// The slot is held while the work runs, even past a
-			// cancellation, since the work still uses the server.
-			defer c.active.release()
-			started.Store(true)
-			call := *tc
-			call.Task = t
-			return tool.Handler(t, &call)
-		}, opts...)
+	rec, err := c.startToolTask(ctx, caller.Owner(), ttl, tool, tc, opts...)
 	if err != nil {
-		if !started.Load() {
-			c.active.release()
-		}
 		return nil, err
 	}
-	c.retained.add(rec)
 	return schema.CreateTaskResult{Task: WireTask(rec)}, nil
 }
 

@@ -130,6 +130,8 @@ type Core struct {
 	pmu       sync.Mutex
 	pending   map[string]*pendingRequest // server-to-client requests by id
 	inboxes   map[string]*inbox          // task id -> its input requests
+
+	extWake broadcast // see modernWake
 }
 
 // New returns a core serving tasks on engine. It subscribes to the
@@ -164,6 +166,7 @@ func New(engine *tasks.Engine, opts ...Option) (*Core, error) {
 	}
 	c.pendingTools = nil
 	engine.Observe(c.onStatus)
+	engine.Observe(c.onModernStatus)
 	return c, nil
 }
 

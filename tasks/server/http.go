@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/schema"
+	"github.com/mcptasks/mcptasks/schema/v20260728"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
 	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
@@ -39,7 +41,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusForbidden, nil, rpcErr(wire.CodeInvalidRequest, "origin "+strconv.Quote(r.Header.Get("Origin"))+" is not allowed"))
 		return
 	}
-	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !supportedVersion(v) {
+	// A POST's version header is judged once its body says which profile
+	// it speaks (servePOST).
+	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !supportedVersion(v) && r.Method != http.MethodPost {
 		refuseUnread(w, r)
 		httpError(w, http.StatusBadRequest, nil, rpcErr(wire.CodeInvalidRequest,
 			fmt.Sprintf("unsupported %s %q: this server supports %s", HeaderProtocolVersion, v, strings.Join(supportedVersions, ", "))))
@@ -189,6 +193,30 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		httpError(w, http.StatusBadRequest, nil, rpcErr(wire.CodeInvalidRequest, err.Error()))
+		return
+	}
+	if isModernRequest(k, msg) {
+		s.serveModernPOST(w, r, msg, subject)
+		return
+	}
+	if k == kindRequest && msg.Method != wire.MethodInitialize && r.Header.Get(HeaderSessionID) == "" {
+		// Neither profile: no _meta (2026-07-28) and no session
+		// (2025-11-25). A 2026-07-28 request that lacks its _meta is
+		// malformed (-32602); the answer names both ways out.
+		httpError(w, http.StatusBadRequest, msg.ID, rpcErr(wire.CodeInvalidParams,
+			"params._meta with "+v20260728.ProtocolVersionMetaKey+" and "+v20260728.ClientCapabilitiesMetaKey+" is required ("+protocol.ModernProtocolVersion+
+				"), or send initialize first and echo the "+HeaderSessionID+" it returns (2025-11-25)"))
+		return
+	}
+	if k == kindNotification && protocol.IsModern(msg.Method, msg.Params) {
+		// A stateless notification: there is no session it could refer
+		// to, and none the server acts on; accepted and ignored.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !supportedVersion(v) {
+		httpError(w, http.StatusBadRequest, nil, rpcErr(wire.CodeInvalidRequest,
+			fmt.Sprintf("unsupported %s %q: this server supports %s", HeaderProtocolVersion, v, strings.Join(supportedVersions, ", "))))
 		return
 	}
 	if k == kindRequest && msg.Method == wire.MethodInitialize {

@@ -138,10 +138,16 @@ func appendResponse(buf []byte, id, result json.RawMessage) []byte {
 	return append(buf, '}')
 }
 
-// appendError encodes an error response; a nil id encodes null.
+// appendError encodes an error response. Without an id (the request's
+// could not be read) the member is left out: neither schema allows a null
+// id, and both make it optional on errors.
 func appendError(buf []byte, id json.RawMessage, e *tasks.RPCError) []byte {
-	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
-	buf = appendID(buf, id)
+	if len(id) == 0 || string(id) == "null" {
+		buf = append(buf, `{"jsonrpc":"2.0"`...)
+	} else {
+		buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+		buf = appendID(buf, id)
+	}
 	buf = append(buf, `,"error":`...)
 	b, err := json.Marshal(e)
 	if err != nil {

@@ -871,7 +871,7 @@ func TestHTTPTransportRules(t *testing.T) {
 	}
 	if st, _, b := rawPost(t, inst.URL, sid, ping, "Origin", "https://evil.example"); st != http.StatusForbidden {
 		t.Errorf("foreign origin: HTTP %d %s", st, b)
-	} else if code, _, id := rpcCode(t, b); code == 0 || string(id) != "null" {
+	} else if code, _, id := rpcCode(t, b); code == 0 || len(id) != 0 {
 		t.Errorf("403 body %s", b)
 	}
 	if st, h, b := rawPost(t, inst.URL, sid, ping, "Origin", "http://localhost:3000"); st != http.StatusOK || !strings.HasPrefix(h.Get("Content-Type"), "application/json") {

@@ -91,6 +91,20 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 				s.log.Warn("stdio: response answers no pending request", "id", string(msg.ID))
 			}
 		case kindRequest:
+			if isModernRequest(k, msg) {
+				owner := sess.owner
+				serve := func() {
+					if resp, _ := s.dispatchModern(ctx, sess.ident, owner, msg, w, sess.track); resp != nil {
+						_ = w.write(resp)
+					}
+				}
+				if protocol.ModernLongRunning(msg.Method) {
+					reqs.Go(serve)
+				} else {
+					serve()
+				}
+				continue
+			}
 			c := &call{ctx: ctx, sess: sess, id: msg.ID, method: msg.Method, params: msg.Params, out: w}
 			if !protocol.LongRunning(msg.Method) {
 				if resp := s.dispatch(c); resp != nil {

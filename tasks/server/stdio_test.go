@@ -218,7 +218,7 @@ func TestStdio(t *testing.T) {
 			t.Errorf("%s %s: code %d, want %d", tc.method, tc.params, code, tc.code)
 		}
 	}
-	m := p.waitID("null", func() { p.write(`{"jsonrpc":"2.0","id":99,"method":`) })
+	m := p.waitID("", func() { p.write(`{"jsonrpc":"2.0","id":99,"method":`) })
 	if !strings.Contains(string(m["error"]), "-32700") {
 		t.Errorf("parse error: %v", m)
 	}
