@@ -252,6 +252,9 @@ func (c *Core) tasksGet(ctx context.Context, caller Caller, params json.RawMessa
 	if err != nil {
 		return nil, err
 	}
+	if rec.Status == tasks.StatusInputRequired {
+		c.inputShown(rec.ID, rec.Owner)
+	}
 	return tasks.WireGetResult(rec), nil
 }
 

@@ -129,6 +129,7 @@ type Core struct {
 	pmu       sync.Mutex
 	pending   map[string]*pendingRequest // server-to-client requests by id
 	inboxes   map[string]*inbox          // task id -> its input requests
+	shown     shownMarks                 // see inputShown
 }
 
 // New returns a core serving tasks on engine. It subscribes to the
