@@ -75,9 +75,11 @@ func parseTTL(raw json.RawMessage) (*time.Duration, error) {
 }
 
 func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
-	var p callParams
-	if err := decodeParams(params, &p); err != nil {
-		return nil, err
+	p, ok := plainCallParams(params)
+	if !ok {
+		if err := decodeParams(params, &p); err != nil {
+			return nil, err
+		}
 	}
 	if p.Name == "" {
 		return nil, badParam(`"name" is required`)
@@ -160,7 +162,7 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 		return nil, err
 	}
 	c.retained.add(rec)
-	return schema.CreateTaskResult{Task: tasks.WireTask(rec)}, nil
+	return createTaskResultJSON(rec), nil
 }
 
 // safeHandle runs a plain tool call, turning a panic into an error.
@@ -255,7 +257,7 @@ func (c *Core) tasksGet(ctx context.Context, caller Caller, params json.RawMessa
 	if rec.Status == tasks.StatusInputRequired {
 		c.inputShown(rec.ID, rec.Owner)
 	}
-	return tasks.WireGetResult(rec), nil
+	return getTaskResultJSON(rec)
 }
 
 func (c *Core) tasksCancel(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {

@@ -236,11 +236,7 @@ func (c *Core) onStatus(rec tasks.Record) {
 	if len(targets) == 0 {
 		return
 	}
-	msg, err := EncodeRequest("", "notifications/tasks/status", tasks.WireTask(rec))
-	if err != nil {
-		c.log.Error("encoding status notification", "err", err)
-		return
-	}
+	msg := statusNotificationJSON(rec)
 	for _, s := range targets {
 		s.Notify(msg)
 	}
