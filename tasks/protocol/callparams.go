@@ -17,14 +17,14 @@ func plainCallParams(params []byte) (p callParams, ok bool) {
 		return p, false
 	}
 	var seenName, seenArgs, seenTask bool
-	ok = scanObject(params, func(key string, value []byte) bool {
+	ok = ScanObject(params, func(key string, value []byte) bool {
 		switch key {
 		case "name":
 			if seenName {
 				return false
 			}
 			seenName = true
-			name, ok := plainString(value)
+			name, ok := PlainString(value)
 			p.Name = name
 			return ok
 		case "arguments":
@@ -43,7 +43,7 @@ func plainCallParams(params []byte) (p callParams, ok bool) {
 				TTL json.RawMessage `json:"ttl"`
 			}{}
 			seenTTL := false
-			return scanObject(value, func(k string, v []byte) bool {
+			return ScanObject(value, func(k string, v []byte) bool {
 				if k != "ttl" || seenTTL {
 					return false
 				}
@@ -60,9 +60,9 @@ func plainCallParams(params []byte) (p callParams, ok bool) {
 	return p, true
 }
 
-// plainString returns the content of a JSON string value that has no
+// PlainString returns the content of a JSON string value that has no
 // escapes and is valid UTF-8.
-func plainString(v []byte) (string, bool) {
+func PlainString(v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' {
 		return "", false
 	}
@@ -78,10 +78,13 @@ func plainString(v []byte) (string, bool) {
 	return string(s), true
 }
 
-// scanObject calls member for each member of obj, a valid JSON object,
-// with its key and raw value, until member returns false; it returns
-// false then, or when obj is not an object or a key has escapes.
-func scanObject(obj []byte, member func(key string, value []byte) bool) bool {
+// ScanObject calls member for each member of obj with its key and raw
+// value, in order, until member returns false; it returns false then, or
+// when obj is not an object or a key has escapes or is not valid UTF-8.
+// obj must already be known to be valid JSON (json.Valid): the scan does
+// not check it. Transports use it to read plain messages without the
+// reflection of encoding/json.
+func ScanObject(obj []byte, member func(key string, value []byte) bool) bool {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
@@ -92,7 +95,7 @@ func scanObject(obj []byte, member func(key string, value []byte) bool) bool {
 	}
 	for i < len(obj) {
 		end := skipValue(obj, i)
-		key, ok := plainString(obj[i:end])
+		key, ok := PlainString(obj[i:end])
 		if !ok {
 			return false
 		}
