@@ -174,6 +174,7 @@ type Engine struct {
 	retryBase      time.Duration
 	retryMax       time.Duration
 	attemptTimeout time.Duration
+	immediate      bool // the store never blocks: writes get no attempt timeout
 
 	// hard is cancelled when Close's context ends: retries of store writes
 	// give up then.
@@ -214,6 +215,9 @@ func NewEngine(store Store, cfg Config, opts ...EngineOption) *Engine {
 	e.hard, e.abandon = context.WithCancel(context.Background())
 	if ls, ok := store.(LeaseStore); ok {
 		e.lease = ls
+	}
+	if is, ok := store.(ImmediateStore); ok {
+		e.immediate = is.Immediate()
 	}
 	for _, o := range opts {
 		o(e)
@@ -333,7 +337,9 @@ func (e *Engine) Start(ctx context.Context, owner Owner, p CreateParams, work Wo
 		e.log.Log(ctx, level, "task creation refused", "owner", owner, "method", p.Method, "err", err)
 		return Record{}, err
 	}
-	e.log.Info("task created", "owner", owner, "task", rec.ID, "method", rec.Method)
+	if e.log.Enabled(ctx, slog.LevelInfo) { // the arguments cost allocations even when not logged
+		e.log.Info("task created", "owner", owner, "task", rec.ID, "method", rec.Method)
+	}
 	workCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	r := &run{
 		e:       e,
@@ -364,7 +370,6 @@ func (e *Engine) Start(ctx context.Context, owner Owner, p CreateParams, work Wo
 		r.renewLease()
 		go r.keepLease()
 	}
-	go r.watch()
 	go r.execute(work)
 	return rec, nil
 }
@@ -401,7 +406,9 @@ func (e *Engine) Result(ctx context.Context, owner Owner, id string) (Record, er
 		rec, err := e.result(ctx, owner, id)
 		switch {
 		case err == nil:
-			e.log.Info("task result retrieved", "owner", owner, "task", id, "status", rec.Status)
+			if e.log.Enabled(ctx, slog.LevelInfo) {
+				e.log.Info("task result retrieved", "owner", owner, "task", id, "status", rec.Status)
+			}
 			return rec, nil
 		case ctx.Err() != nil:
 			return Record{}, err

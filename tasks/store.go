@@ -86,3 +86,14 @@ type Store interface {
 	// Close releases the store's resources.
 	Close() error
 }
+
+// ImmediateStore is an optional interface of a Store whose operations,
+// Wait aside, never wait on I/O or on another process (the memory store).
+// The engine then calls its writes without a per-attempt timeout, which
+// would only cost a context and a timer per write.
+type ImmediateStore interface {
+	Store
+	// Immediate reports whether every operation but Wait returns without
+	// blocking.
+	Immediate() bool
+}

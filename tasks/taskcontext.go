@@ -1,10 +1,12 @@
 package tasks
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -86,12 +88,23 @@ func (e *abandonedError) Error() string {
 
 func (e *abandonedError) Unwrap() []error { return []error{e.Cause, e.Last} }
 
+// watchDelay is how long a task's work runs before the engine starts
+// watching the store for an end decided elsewhere (a cancel through
+// another instance, the reaper). Most tool calls end sooner, and then no
+// watching goroutine and store wait are spent on them; a longer one is
+// stopped at most this much later than it would be otherwise.
+const watchDelay = 10 * time.Millisecond
+
 // execute runs the work and records its outcome.
 func (r *run) execute(work Work) {
 	defer r.e.wg.Done()
 	defer r.e.forget(r.id)
 	defer close(r.done)
 	defer r.cancel(nil)
+	// Armed here, not at Start, so that a worker slow to be scheduled
+	// does not count against the delay.
+	watchLater := time.AfterFunc(watchDelay, r.watch)
+	defer watchLater.Stop()
 	tc := &taskContext{Context: r.ctx, r: r}
 	res, err := safeRun(work, tc)
 	if r.isFinished() {
@@ -150,9 +163,14 @@ func (r *run) retry(ctx context.Context, what string, fn func(context.Context) e
 	e := r.e
 	b := backoff{base: e.retryBase, max: e.retryMax}
 	for attempt := 1; ; attempt++ {
-		actx, cancel := context.WithTimeout(ctx, e.attemptTimeout)
-		err := fn(actx)
-		cancel()
+		var err error
+		if e.immediate {
+			err = fn(ctx)
+		} else {
+			actx, cancel := context.WithTimeout(ctx, e.attemptTimeout)
+			err = fn(actx)
+			cancel()
+		}
 		switch {
 		case err == nil:
 			if attempt > 1 {
@@ -223,7 +241,9 @@ func (r *run) record(ctx context.Context, status Status, message string, o Outco
 	var ab *abandonedError
 	switch {
 	case err == nil:
-		r.e.log.Info("task finished", "owner", r.owner, "task", r.id, "status", rec.Status)
+		if r.e.log.Enabled(ctx, slog.LevelInfo) { // the arguments cost allocations even when not logged
+			r.e.log.Info("task finished", "owner", r.owner, "task", r.id, "status", rec.Status)
+		}
 		r.e.notify(rec)
 	case errors.Is(err, ErrInvalidTransition), errors.Is(err, ErrNotFound):
 		// Ended elsewhere (cancelled, reaped, an earlier attempt) or gone.
@@ -388,6 +408,11 @@ func (r *run) watch() {
 // toolResultFailed reports whether a tools/call result has isError true,
 // and its first text content.
 func toolResultFailed(result json.RawMessage) (bool, string) {
+	// Without the member name, spelled plainly or escaped, isError is
+	// absent: skip decoding the whole result.
+	if !bytes.Contains(result, []byte("isError")) && !bytes.Contains(result, []byte(`\`)) {
+		return false, ""
+	}
 	var probe struct {
 		IsError bool `json:"isError"`
 		Content []struct {

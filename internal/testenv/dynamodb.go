@@ -132,6 +132,11 @@ func npmCacheDir() (string, error) {
 	return dir, os.MkdirAll(dir, 0o755)
 }
 
+// NPMCacheDir returns the directory, outside the repository, where tests
+// install pinned npm packages (and Node itself when it must come from
+// npm), creating it if needed.
+func NPMCacheDir() (string, error) { return npmCacheDir() }
+
 // npmPackage returns the directory of pkg@version installed under the
 // cache, installing it first if needed. Installing goes to a scratch
 // directory that is renamed into place, so concurrent test binaries never

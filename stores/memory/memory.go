@@ -85,7 +85,7 @@ type ownerState struct {
 	active int
 }
 
-var _ tasks.Store = (*Store)(nil)
+var _ tasks.ImmediateStore = (*Store)(nil)
 
 // New returns an empty store enforcing cfg (defaults applied).
 func New(cfg tasks.Config) *Store {
@@ -492,6 +492,10 @@ func (s *Store) Wait(ctx context.Context, owner tasks.Owner, id string, after in
 		}
 	}
 }
+
+// Immediate reports that the store never blocks on I/O
+// (tasks.ImmediateStore), so the engine spends no timeout per write.
+func (s *Store) Immediate() bool { return true }
 
 // Close releases the store; later calls fail with ErrClosed and waiters
 // wake up with ErrClosed.

@@ -74,9 +74,11 @@ func parseTTL(raw json.RawMessage) (*time.Duration, error) {
 }
 
 func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
-	var p callParams
-	if err := decodeParams(params, &p); err != nil {
-		return nil, err
+	p, ok := plainCallParams(params)
+	if !ok {
+		if err := decodeParams(params, &p); err != nil {
+			return nil, err
+		}
 	}
 	if p.Name == "" {
 		return nil, badParam(`"name" is required`)
@@ -137,7 +139,7 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	return schema.CreateTaskResult{Task: WireTask(rec)}, nil
+	return createTaskResultJSON(rec), nil
 }
 
 // safeHandle runs a plain tool call, turning a panic into an error.
@@ -229,7 +231,10 @@ func (c *Core) tasksGet(ctx context.Context, caller Caller, params json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	return WireGetResult(rec), nil
+	if rec.Status == tasks.StatusInputRequired {
+		c.inputShown(rec.ID, rec.Owner)
+	}
+	return getTaskResultJSON(rec)
 }
 
 func (c *Core) tasksCancel(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {

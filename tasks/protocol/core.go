@@ -131,7 +131,8 @@ type Core struct {
 	pending   map[string]*pendingRequest // server-to-client requests by id
 	inboxes   map[string]*inbox          // task id -> its input requests
 
-	extWake broadcast // see modernWake
+	extWake broadcast  // see modernWake
+	shown   shownMarks // see inputShown
 }
 
 // New returns a core serving tasks on engine. It subscribes to the
@@ -239,11 +240,7 @@ func (c *Core) onStatus(rec tasks.Record) {
 	if len(targets) == 0 {
 		return
 	}
-	msg, err := EncodeRequest("", wire.NotificationTaskStatus, WireTask(rec))
-	if err != nil {
-		c.log.Error("encoding status notification", "err", err)
-		return
-	}
+	msg := statusNotificationJSON(rec)
 	for _, s := range targets {
 		s.Notify(msg)
 	}

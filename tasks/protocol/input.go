@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -32,6 +33,12 @@ type pendingRequest struct {
 	answer  chan response
 	// answered: a response was accepted; later ones are refused.
 	answered bool
+	// shown: a tasks/get of the owner has reported the task
+	// input_required. Only then may the request go out on a standalone
+	// stream: a client that learns of it there before it has read the
+	// CreateTaskResult cannot tell which of its calls it belongs to, and
+	// the official TypeScript client refuses such a request.
+	shown bool
 	// deliveredBy is the tasks/result stream that carried it, 0 while
 	// undelivered, onStandalone once given to a standalone stream. A
 	// request a tasks/result stream carried is delivered again if that
@@ -104,6 +111,7 @@ func (c *Core) input(ctx context.Context, rec tasks.Record, req tasks.InputReque
 	}
 	p := &pendingRequest{id: id, owner: rec.Owner, taskID: rec.ID, msg: msg, creator: creator, answer: make(chan response, 1)}
 	c.pmu.Lock()
+	p.shown = c.shown.take(rec.ID, rec.Owner, time.Now())
 	c.pending[id] = p
 	b := c.inboxLocked(rec.ID)
 	b.items = append(b.items, p)
@@ -144,7 +152,7 @@ func (c *Core) input(ctx context.Context, rec tasks.Record, req tasks.InputReque
 // elicitation. It marks p delivered and returns the session to notify, or
 // nil when p must wait for a tasks/result stream.
 func (c *Core) standaloneLocked(b *inbox, p *pendingRequest) Session {
-	if b.watchers > 0 || p.deliveredBy != 0 {
+	if b.watchers > 0 || p.deliveredBy != 0 || !p.shown {
 		return nil
 	}
 	var to Session
@@ -310,7 +318,7 @@ func (c *Core) StreamOpened(sess Session) {
 			continue
 		}
 		for _, p := range b.items {
-			if p.owner == owner && p.deliveredBy == 0 && !p.answered {
+			if p.owner == owner && p.deliveredBy == 0 && !p.answered && p.shown {
 				p.deliveredBy, p.to = onStandalone, sess
 				msgs = append(msgs, p.msg)
 			}
@@ -320,4 +328,93 @@ func (c *Core) StreamOpened(sess Session) {
 	for _, m := range msgs {
 		sess.Notify(m)
 	}
+}
+
+// inputShown is called when a tasks/get of owner has just reported task
+// taskID as input_required: the task's pending input requests may now go
+// out on a standalone stream of the owner, since the client knows the
+// task. When none is queued yet (the status is stored just before the
+// request is), a short-lived mark makes the request deliverable as soon
+// as it is queued; a client that polled once and then only listens would
+// otherwise never get it.
+func (c *Core) inputShown(taskID string, owner tasks.Owner) {
+	type note struct {
+		to  Session
+		msg []byte
+	}
+	var notes []note
+	c.pmu.Lock()
+	queued := false
+	if b := c.inboxes[taskID]; b != nil {
+		for _, p := range b.items {
+			if p.owner != owner || p.answered {
+				continue
+			}
+			queued = true
+			if p.shown {
+				continue
+			}
+			p.shown = true
+			if to := c.standaloneLocked(b, p); to != nil {
+				notes = append(notes, note{to, p.msg})
+			}
+		}
+	}
+	if !queued {
+		c.shown.put(taskID, owner, time.Now())
+	}
+	c.pmu.Unlock()
+	for _, n := range notes {
+		n.to.Notify(n.msg)
+	}
+}
+
+// shownMarkTTL is how long a mark left by inputShown waits for its
+// request; the gap it covers lasts microseconds.
+const shownMarkTTL = 10 * time.Second
+
+// maxShownMarks caps the marks kept at once, so that polling many
+// input_required tasks whose requests were already answered cannot grow
+// memory without bound.
+const maxShownMarks = 4096
+
+// shownMark records that owner saw a task input_required before its input
+// request was queued.
+type shownMark struct {
+	owner tasks.Owner
+	at    time.Time
+}
+
+// shownMarks are the marks of inputShown, guarded by Core.pmu.
+type shownMarks map[string]shownMark
+
+// put records a mark, first dropping expired ones when the map is full;
+// when it is still full the mark is not kept (the request then waits for
+// the next poll or a tasks/result stream).
+func (m *shownMarks) put(taskID string, owner tasks.Owner, now time.Time) {
+	if *m == nil {
+		*m = make(shownMarks)
+	}
+	if len(*m) >= maxShownMarks {
+		for id, k := range *m {
+			if now.Sub(k.at) > shownMarkTTL {
+				delete(*m, id)
+			}
+		}
+		if len(*m) >= maxShownMarks {
+			return
+		}
+	}
+	(*m)[taskID] = shownMark{owner: owner, at: now}
+}
+
+// take consumes the mark of taskID and reports whether it was left by
+// owner within shownMarkTTL.
+func (m shownMarks) take(taskID string, owner tasks.Owner, now time.Time) bool {
+	k, ok := m[taskID]
+	if !ok {
+		return false
+	}
+	delete(m, taskID)
+	return k.owner == owner && now.Sub(k.at) <= shownMarkTTL
 }

@@ -112,11 +112,43 @@ func intArg(n *json.Number, name string, def, lo, hi int64) (int64, error) {
 }
 
 func fixtureMs(args json.RawMessage) (int64, error) {
+	if ms, ok := plainMs(args); ok {
+		return ms, nil
+	}
 	a, err := decodeFixture(args)
 	if err != nil {
 		return 0, err
 	}
 	return intArg(a.MS, "ms", 0, 0, maxFixtureMillis)
+}
+
+// plainMs reads arguments of exactly the form {"ms":N} or {}, the ones
+// load generators send, without the reflection of encoding/json; N must
+// be a plain decimal integer within the fixture's range. ok is false for
+// anything else, which then takes the general path (and its errors).
+func plainMs(args json.RawMessage) (int64, bool) {
+	if string(args) == "{}" {
+		return 0, true
+	}
+	const prefix = `{"ms":`
+	if len(args) < len(prefix)+2 || len(args) > len(prefix)+10 || string(args[:len(prefix)]) != prefix || args[len(args)-1] != '}' {
+		return 0, false
+	}
+	digits := args[len(prefix) : len(args)-1]
+	if len(digits) > 1 && digits[0] == '0' {
+		return 0, false
+	}
+	var ms int64
+	for _, d := range digits {
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		ms = ms*10 + int64(d-'0')
+	}
+	if ms > maxFixtureMillis {
+		return 0, false
+	}
+	return ms, true
 }
 
 func validateMs(args json.RawMessage) error {
@@ -197,7 +229,20 @@ func sleepHandler(ctx context.Context, c *ToolCall) (json.RawMessage, error) {
 	if err := sleep(ctx, ms); err != nil {
 		return nil, err
 	}
-	return textResult(fmt.Sprintf("slept %d ms", ms), map[string]int64{"ms": ms}, false), nil
+	return sleptResult(ms), nil
+}
+
+// sleptResult is textResult(fmt.Sprintf("slept %d ms", ms),
+// map[string]int64{"ms": ms}, false), written directly: the text holds
+// only ASCII letters, digits and spaces, so it needs no escaping
+// (TestSleptResultMatchesEncodingJSON proves the bytes equal).
+func sleptResult(ms int64) json.RawMessage {
+	b := make([]byte, 0, 96)
+	b = append(b, `{"content":[{"text":"slept `...)
+	b = strconv.AppendInt(b, ms, 10)
+	b = append(b, ` ms","type":"text"}],"structuredContent":{"ms":`...)
+	b = strconv.AppendInt(b, ms, 10)
+	return append(b, "}}"...)
 }
 
 func progressHandler(ctx context.Context, c *ToolCall) (json.RawMessage, error) {

@@ -247,6 +247,19 @@ func TestInputRequestOutlivesItsSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Like a poll-only client, a1 gets the request on its GET stream once
+	// its tasks/get has shown the task input_required.
+	polled := false
+	for !polled {
+		g, err := a1.GetTask(ctx, ct.Task.TaskID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		polled = g.Status == "input_required"
+		if !polled {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	select {
 	case <-got:
 	case <-ctx.Done():

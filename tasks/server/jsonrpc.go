@@ -23,6 +23,58 @@ type envelope struct {
 	Error   json.RawMessage `json:"error,omitempty"`
 }
 
+// plainEnvelope reads a message whose members are only jsonrpc, id,
+// method, params, result and error, each at most once, none null, with
+// jsonrpc and method strings without escapes, without the reflection of
+// encoding/json. ok is false for anything else, which then takes the
+// general decoder; for what it accepts the envelope equals the general
+// decoder's (TestPlainEnvelopeAgreesWithTheDecoder). data must be valid
+// UTF-8.
+func plainEnvelope(data []byte) (m envelope, ok bool) {
+	if !json.Valid(data) {
+		return envelope{}, false
+	}
+	var seen [6]bool
+	raw := func(i int, dst *json.RawMessage, v []byte) bool {
+		if seen[i] || string(v) == "null" {
+			return false
+		}
+		seen[i] = true
+		*dst = append(json.RawMessage(nil), v...)
+		return true
+	}
+	str := func(i int, dst *string, v []byte) bool {
+		s, ok := protocol.PlainString(v)
+		if seen[i] || !ok {
+			return false
+		}
+		seen[i] = true
+		*dst = s
+		return true
+	}
+	ok = protocol.ScanObject(data, func(key string, v []byte) bool {
+		switch key {
+		case "jsonrpc":
+			return str(0, &m.JSONRPC, v)
+		case "method":
+			return str(1, &m.Method, v)
+		case "id":
+			return raw(2, &m.ID, v)
+		case "params":
+			return raw(3, &m.Params, v)
+		case "result":
+			return raw(4, &m.Result, v)
+		case "error":
+			return raw(5, &m.Error, v)
+		}
+		return false
+	})
+	if !ok {
+		return envelope{}, false
+	}
+	return m, true
+}
+
 // kind is the JSON-RPC shape of a decoded message.
 type kind int
 
@@ -63,8 +115,12 @@ func decode(data []byte) (*envelope, kind, error) {
 		}
 		return nil, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")}
 	}
-	var m envelope
-	if err := json.Unmarshal(data, &m); err != nil {
+	m, plain := plainEnvelope(data)
+	var err error
+	if !plain {
+		err = json.Unmarshal(data, &m)
+	}
+	if err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) || !json.Valid(data) {
 			return nil, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid JSON")}

@@ -1,0 +1,86 @@
+package protocol
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/mcptasks/mcptasks/tasks"
+)
+
+// The encoders below write the JSON of the messages every task creation
+// and every poll produce, without the reflection of encoding/json; each
+// gives exactly the bytes encoding/json gives for the same value
+// (TestTaskJSONMatchesEncodingJSON).
+
+// appendTask appends the JSON of WireTask(r): the members in the
+// order of schema.Task's fields.
+func appendTask(b []byte, r tasks.Record) []byte {
+	b = append(b, `{"createdAt":"`...)
+	b = r.CreatedAt.UTC().AppendFormat(b, TimeLayout)
+	b = append(b, `","lastUpdatedAt":"`...)
+	b = r.LastUpdatedAt.UTC().AppendFormat(b, TimeLayout)
+	b = append(b, '"')
+	if r.PollInterval > 0 {
+		b = append(b, `,"pollInterval":`...)
+		b = strconv.AppendInt(b, r.PollInterval.Milliseconds(), 10)
+	}
+	b = append(b, `,"status":`...)
+	b = appendString(b, string(r.Status))
+	if r.StatusMessage != "" {
+		b = append(b, `,"statusMessage":`...)
+		b = appendString(b, r.StatusMessage)
+	}
+	b = append(b, `,"taskId":`...)
+	b = appendString(b, r.ID)
+	b = append(b, `,"ttl":`...)
+	if r.TTL == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, r.TTL.Milliseconds(), 10)
+	}
+	return append(b, '}')
+}
+
+// appendString appends s as a JSON string. Strings of printable ASCII
+// that encoding/json leaves alone are copied; anything else (escapes,
+// HTML characters, non-ASCII) is left to encoding/json.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// createTaskResultJSON is the JSON of schema.CreateTaskResult{Task:
+// WireTask(r)}.
+func createTaskResultJSON(r tasks.Record) json.RawMessage {
+	b := make([]byte, 0, 256)
+	b = append(b, `{"task":`...)
+	b = appendTask(b, r)
+	return append(b, '}')
+}
+
+// getTaskResultJSON is the JSON of WireGetResult(r).
+func getTaskResultJSON(r tasks.Record) (json.RawMessage, error) {
+	for k := range r.Variables {
+		if !ReservedMetaKey(k) {
+			// Variables go into _meta: the general encoder.
+			return json.Marshal(WireGetResult(r))
+		}
+	}
+	return appendTask(make([]byte, 0, 256), r), nil
+}
+
+// statusNotificationJSON is EncodeRequest("", "notifications/tasks/status",
+// WireTask(r)).
+func statusNotificationJSON(r tasks.Record) []byte {
+	b := make([]byte, 0, 320)
+	b = append(b, `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":`...)
+	b = appendTask(b, r)
+	return append(b, '}')
+}

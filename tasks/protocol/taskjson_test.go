@@ -1,0 +1,72 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/mcptasks/mcptasks/schema"
+	"github.com/mcptasks/mcptasks/tasks"
+)
+
+// The hand-written encoders give byte for byte what encoding/json gives
+// for the same values.
+func TestTaskJSONMatchesEncodingJSON(t *testing.T) {
+	ttl := 90 * time.Second
+	sub := 1500*time.Microsecond + 7
+	zone := time.FixedZone("x", -7*3600)
+	base := tasks.Record{
+		ID:            "3f1c6a1e-0000-4000-8000-000000000001",
+		Owner:         "alice",
+		Status:        tasks.StatusWorking,
+		CreatedAt:     time.Date(2026, 11, 28, 4, 30, 0, 123456789, time.UTC),
+		LastUpdatedAt: time.Date(2026, 11, 28, 4, 30, 1, 0, zone),
+	}
+	tests := []struct {
+		name string
+		edit func(r *tasks.Record)
+	}{
+		{"plain", func(*tasks.Record) {}},
+		{"ttl and poll interval", func(r *tasks.Record) { r.TTL, r.PollInterval = &ttl, time.Second }},
+		{"sub-millisecond durations", func(r *tasks.Record) { r.TTL, r.PollInterval = &sub, sub }},
+		{"zero ttl", func(r *tasks.Record) { z := time.Duration(0); r.TTL = &z }},
+		{"status message", func(r *tasks.Record) { r.Status, r.StatusMessage = tasks.StatusFailed, "the tool reported an error" }},
+		{"message needing escapes", func(r *tasks.Record) {
+			r.StatusMessage = "a \"quoted\" <b>&</b> \\ tab\t nl\n é ✓ \u2028 \x7f \xff"
+		}},
+		{"odd id", func(r *tasks.Record) { r.ID = "id with <html> & \"quotes\"" }},
+		{"zero times", func(r *tasks.Record) { r.CreatedAt, r.LastUpdatedAt = time.Time{}, time.Time{} }},
+		{"reserved variables only", func(r *tasks.Record) {
+			r.Variables = map[string]json.RawMessage{"io.modelcontextprotocol/x": json.RawMessage(`1`)}
+		}},
+		{"variables", func(r *tasks.Record) {
+			r.Variables = map[string]json.RawMessage{"client.a": json.RawMessage(`{"b":[1,2]}`), "server.z": json.RawMessage(`"s"`)}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := base
+			tt.edit(&r)
+			want, err := json.Marshal(WireTask(r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := appendTask(nil, r); !bytes.Equal(got, want) {
+				t.Errorf("task:\n got %s\nwant %s", got, want)
+			}
+			want, _ = json.Marshal(schema.CreateTaskResult{Task: WireTask(r)})
+			if got := createTaskResultJSON(r); !bytes.Equal(got, want) {
+				t.Errorf("CreateTaskResult:\n got %s\nwant %s", got, want)
+			}
+			want, _ = json.Marshal(WireGetResult(r))
+			if got, err := getTaskResultJSON(r); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("GetTaskResult:\n got %s (%v)\nwant %s", got, err, want)
+			}
+			want, _ = EncodeRequest("", "notifications/tasks/status", WireTask(r))
+			if got := statusNotificationJSON(r); !bytes.Equal(got, want) {
+				t.Errorf("status notification:\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+}
