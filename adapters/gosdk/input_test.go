@@ -71,19 +71,10 @@ func inputOnTheGETStream(t *testing.T, streamFirst bool) {
 	if err := json.Unmarshal(mustResult(t, "tools/call", c.call(t, "tools/call", `{"name":"ask","arguments":{},"task":{}}`)), &cr); err != nil {
 		t.Fatal(err)
 	}
+	// A poll-only client learns of the input request from tasks/get; the
+	// request goes out on the GET stream only once a poll has shown it.
+	awaitInputRequired(t, ctx, c, cr.Task.TaskID)
 	if !streamFirst {
-		for {
-			var st struct{ Status string }
-			_ = json.Unmarshal(mustResult(t, "tasks/get", c.call(t, "tasks/get", `{"taskId":"`+cr.Task.TaskID+`"}`)), &st)
-			if st.Status == "input_required" {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				t.Fatal("the task never asked")
-			case <-time.After(10 * time.Millisecond):
-			}
-		}
 		stream = openStream(t, ctx, c)
 	}
 	var req struct {
@@ -140,6 +131,7 @@ func TestElicitAnswerAgainstTheSchema(t *testing.T) {
 	if err := json.Unmarshal(mustResult(t, "tools/call", c.call(t, "tools/call", `{"name":"ask","arguments":{},"task":{}}`)), &cr); err != nil {
 		t.Fatal(err)
 	}
+	awaitInputRequired(t, ctx, c, cr.Task.TaskID)
 	var req struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -165,5 +157,23 @@ func TestElicitAnswerAgainstTheSchema(t *testing.T) {
 	_ = json.Unmarshal(mustResult(t, "tasks/get", c.call(t, "tasks/get", `{"taskId":"`+cr.Task.TaskID+`"}`)), &st)
 	if st.Status != "failed" {
 		t.Errorf("status = %q, want failed", st.Status)
+	}
+}
+
+// awaitInputRequired polls tasks/get until the task reports input_required,
+// as a client that never calls tasks/result does.
+func awaitInputRequired(t *testing.T, ctx context.Context, c *rpcClient, taskID string) {
+	t.Helper()
+	for {
+		var st struct{ Status string }
+		_ = json.Unmarshal(mustResult(t, "tasks/get", c.call(t, "tasks/get", `{"taskId":"`+taskID+`"}`)), &st)
+		if st.Status == "input_required" {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the task never asked")
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
