@@ -347,3 +347,45 @@ func TestToolkitRulesAreRecommendations(t *testing.T) {
 		})
 	}
 }
+
+// TestFeatureDecisionsShown checks that summary.md and report.html show
+// the feature decisions, so a reader sees why a requirement was not
+// judged without opening the JSON.
+func TestFeatureDecisionsShown(t *testing.T) {
+	gr := ginkgoReport(spec("a", "T-MUST-1", types.SpecStateSkipped, report.PrefixNotSupported+"no cancel"))
+	r := report.FromGinkgo(gr, lookup, report.Meta{
+		Mode: "server",
+		Features: report.Features{
+			Overridden: []string{"progress=off"},
+			Decisions: []report.FeatureDecision{
+				{Name: "cancel", State: "off", Source: "declared", Reason: "capabilities.tasks.cancel absent <b>"},
+				{Name: "progress", State: "off", Source: "overridden", Reason: "--feature progress=off"},
+			},
+		},
+	})
+	dir := t.TempDir()
+	if err := report.WriteAll(dir, r, gr); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, report.FileMarkdown))
+	for _, want := range []string{"## Features", "| cancel | off | declared | capabilities.tasks.cancel absent", "Overridden by the operator: progress=off"} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("summary.md lacks %q:\n%s", want, md)
+		}
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, report.FileHTML))
+	for _, want := range []string{"<h2>Features</h2>", "<b>progress</b>", "Overridden by the operator: progress=off", "absent &lt;b&gt;"} {
+		if !bytes.Contains(html, []byte(want)) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	// A run without decisions (an old caller) has no empty section.
+	r.Features = report.Features{}
+	var b bytes.Buffer
+	if err := r.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "## Features") {
+		t.Error("an empty Features section was written")
+	}
+}

@@ -165,6 +165,16 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", e.ID, e.Level, e.Status, mdEscape(e.Message))
 		}
 	}
+	if len(r.Features.Decisions) > 0 {
+		b.WriteString("\n## Features\n\nWhat decided which requirements applied: a feature that is off turns its requirements not-supported.\n\n" +
+			"| feature | state | from | why |\n|---|---|---|---|\n")
+		for _, d := range r.Features.Decisions {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", d.Name, d.State, d.Source, mdEscape(d.Reason))
+		}
+		if len(r.Features.Overridden) > 0 {
+			fmt.Fprintf(&b, "\nOverridden by the operator: %s\n", mdEscape(strings.Join(r.Features.Overridden, ", ")))
+		}
+	}
 	b.WriteString("\n## All requirements\n\n| id | level | status | specs | summary |\n|---|---|---|---:|---|\n")
 	for _, e := range r.Requirements {
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s |\n", e.ID, e.Level, e.Status, len(e.Specs), mdEscape(e.Summary))
@@ -221,6 +231,11 @@ at {{.}}{{end}}</div></details>{{end}}{{end}}</td></tr>
 <p class="meta">Rules of this toolkit, not of the MCP specification: they never decide the verdict (use the mcptasks profile or strict mode to bind them).</p>
 <table><tr><th>recommendation</th><th>level</th><th>status</th><th>message</th></tr>
 {{range .}}<tr><td><b>{{.ID}}</b><br><span class="meta">{{.Summary}}</span></td><td>{{.Level}}</td><td class="s-{{.Status}}">{{.Status}}</td><td><div class="msg">{{.Message}}</div></td></tr>
+{{end}}</table>{{end}}
+{{with .Features.Decisions}}<h2>Features</h2>
+<p class="meta">What decided which requirements applied: a feature that is off turns its requirements not-supported.{{with $.Features.Overridden}} Overridden by the operator: {{range $i, $o := .}}{{if $i}}, {{end}}{{$o}}{{end}}.{{end}}</p>
+<table><tr><th>feature</th><th>state</th><th>from</th><th>why</th></tr>
+{{range .}}<tr><td><b>{{.Name}}</b></td><td class="{{if eq .State "on"}}s-pass{{else if eq .State "off"}}s-not-supported{{end}}">{{.State}}</td><td>{{.Source}}</td><td class="meta">{{.Reason}}</td></tr>
 {{end}}</table>{{end}}
 <h2>All requirements</h2>
 <table><tr><th>requirement</th><th>level</th><th>status</th><th>section</th><th>specs</th></tr>
