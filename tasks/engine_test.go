@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -447,5 +448,42 @@ func TestEngineLeases(t *testing.T) {
 	case <-stopped:
 	case <-ctx.Done():
 		t.Fatal("work not stopped after a cancel by another instance")
+	}
+}
+
+func TestEngineVariableNamesChecked(t *testing.T) {
+	e, _ := newEngine(t)
+	ctx := ctxT(t)
+	rec, err := e.Start(ctx, owner, tasks.CreateParams{Method: "tools/call"}, func(tc tasks.TaskContext) (json.RawMessage, error) {
+		if err := tc.SetVariables(map[string]json.RawMessage{"server.ok": json.RawMessage(`1`)}); err != nil {
+			return nil, err
+		}
+		for _, bad := range []string{"bad key!", "client.answer"} {
+			err := tc.SetVariables(map[string]json.RawMessage{bad: json.RawMessage(`2`), "server.ok": json.RawMessage(`2`)})
+			if !errors.Is(err, tasks.ErrInvalidVariableName) {
+				return nil, fmt.Errorf("SetVariables(%q) = %v, want ErrInvalidVariableName", bad, err)
+			}
+		}
+		v, err := tc.Variables()
+		if err != nil {
+			return nil, err
+		}
+		if len(v) != 1 || string(v["server.ok"]) != "1" {
+			return nil, fmt.Errorf("a refused SetVariables changed the variables: %v", v)
+		}
+		return json.RawMessage(`{"content":[]}`), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.Result(ctx, owner, rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != tasks.StatusCompleted {
+		t.Errorf("status %s: %s", got.Status, got.StatusMessage)
+	}
+	if _, err := e.Store().SetVariables(ctx, owner, rec.ID, map[string]json.RawMessage{"a b": json.RawMessage(`1`)}); !errors.Is(err, tasks.ErrInvalidVariableName) {
+		t.Errorf("store SetVariables with a bad name: %v", err)
 	}
 }

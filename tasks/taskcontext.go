@@ -26,7 +26,9 @@ type TaskContext interface {
 	// Variables returns the task's current variables.
 	Variables() (map[string]json.RawMessage, error)
 	// SetVariables merges patch into the task's variables (a JSON null
-	// deletes a key).
+	// deletes a key). Every name must follow the _meta key grammar and
+	// must not start with ClientVariablePrefix (see ValidVariableName);
+	// otherwise it fails with ErrInvalidVariableName and changes nothing.
 	SetVariables(patch map[string]json.RawMessage) error
 	// Progress reports progress to the requestor. Values must grow
 	// strictly; reports after the task ended fail with ErrTaskFinished.
@@ -459,6 +461,9 @@ func (t *taskContext) Variables() (map[string]json.RawMessage, error) {
 // context lives (or, once it is cancelled, until the engine gives up on
 // its writes), so a short outage does not lose what the work saved.
 func (t *taskContext) SetVariables(patch map[string]json.RawMessage) error {
+	if err := checkServerVariableNames(patch); err != nil {
+		return err
+	}
 	ctx, cancel := t.r.bound(t.storeCtx())
 	defer cancel()
 	return t.r.retry(ctx, "task variables", func(actx context.Context) error {
