@@ -429,11 +429,9 @@ func (r *Runner) pause(ctx context.Context, w *Workflow, rec tasks.Record, step,
 	if err != nil {
 		return nil, err
 	}
-	if rec2, err := r.store.Transition(ctx, rec.Owner, rec.ID, tasks.StatusWorking, "paused: "+message); err == nil {
-		rec = rec2
-	} else {
-		r.log.Warn("workflow status message not updated", "task", rec.ID, "err", err)
-	}
+	// The status message stays as it was: a store moves a task only
+	// between different statuses, and a paused workflow stays working.
+	// The pause is in the variables.
 	r.log.Info("workflow paused", "owner", rec.Owner, "task", rec.ID, "step", step, "reason", reason)
 	return stateOf(w, rec), nil
 }
