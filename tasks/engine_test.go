@@ -487,3 +487,61 @@ func TestEngineVariableNamesChecked(t *testing.T) {
 		t.Errorf("store SetVariables with a bad name: %v", err)
 	}
 }
+
+func TestEngineExtendTTL(t *testing.T) {
+	e, _ := newEngine(t)
+	ctx := ctxT(t)
+	maxTTL := e.Config().MaxTTL
+	ttl := time.Minute
+	type step struct {
+		ttl     time.Duration
+		wantErr error
+		want    time.Duration
+	}
+	steps := []step{
+		{ttl: maxTTL + time.Second, wantErr: tasks.ErrInvalidParams, want: time.Minute},
+		{ttl: 30 * time.Second, wantErr: tasks.ErrInvalidParams, want: time.Minute},
+		{ttl: 2 * time.Hour, want: 2 * time.Hour},
+		{ttl: maxTTL, want: maxTTL},
+	}
+	release := make(chan struct{})
+	errc := make(chan error, 1)
+	rec, err := e.Start(ctx, owner, tasks.CreateParams{Method: "tools/call", TTL: &ttl}, func(tc tasks.TaskContext) (json.RawMessage, error) {
+		for _, s := range steps {
+			got, err := tc.ExtendTTL(s.ttl)
+			if s.wantErr != nil {
+				if !errors.Is(err, s.wantErr) {
+					errc <- fmt.Errorf("ExtendTTL(%v) = %v, want %v", s.ttl, err, s.wantErr)
+					return nil, err
+				}
+			} else if err != nil || got.TTL == nil || *got.TTL != s.want {
+				errc <- fmt.Errorf("ExtendTTL(%v) = %+v, %v", s.ttl, got, err)
+				return nil, err
+			}
+			if _, err := tc.Variables(); err != nil { // the task is still readable
+				errc <- err
+				return nil, err
+			}
+		}
+		errc <- nil
+		<-release
+		return json.RawMessage(`{"content":[]}`), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.Get(ctx, owner, rec.ID)
+	if err != nil || got.TTL == nil || *got.TTL != maxTTL || !got.ExpiresAt.Equal(got.CreatedAt.Add(maxTTL)) {
+		t.Errorf("after the extensions: %+v, %v", got, err)
+	}
+	close(release)
+	if _, err := e.Result(ctx, owner, rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Store().(tasks.TTLExtender).ExtendTTL(ctx, owner, rec.ID, maxTTL); !errors.Is(err, tasks.ErrInvalidTransition) {
+		t.Errorf("extending a finished task: %v", err)
+	}
+}

@@ -2,8 +2,12 @@ package tasks
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// ErrTTLNotExtendable: the store does not implement TTLExtender.
+var ErrTTLNotExtendable = errors.New("the task store cannot extend a task's ttl")
 
 // TTLExtender is an optional interface of a Store that can lengthen a
 // task's ttl after creation, for work that turns out to need longer than
