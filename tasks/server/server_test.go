@@ -1199,3 +1199,42 @@ func TestTaskVariableNamesAndTTLOnTheWire(t *testing.T) {
 		t.Errorf("ErrInvalidVariableName maps to %d", code)
 	}
 }
+
+// A tool with an ImmediateResponse names it in the CreateTaskResult's
+// _meta; a plain call and a tool without one send none.
+func TestModelImmediateResponse(t *testing.T) {
+	done := json.RawMessage(`{"content":[]}`)
+	inst := start(t, reference.Options{NoFixtures: true, ServerOptions: []server.Option{server.WithTools(
+		server.Tool{Name: "report", TaskSupport: server.TaskOptional,
+			ImmediateResponse: func(args json.RawMessage) string { return "Writing the report for " + string(args) + "; it will be ready shortly." },
+			Handler:           func(context.Context, *server.ToolCall) (json.RawMessage, error) { return done, nil }},
+		server.Tool{Name: "quiet", TaskSupport: server.TaskOptional,
+			Handler: func(context.Context, *server.ToolCall) (json.RawMessage, error) { return done, nil }},
+	)}})
+	c := connect(t, inst.URL)
+	ctx := testCtx(t)
+	raw, err := c.Call(ctx, "tools/call", map[string]any{"name": "report", "arguments": map[string]any{"q": 1}, "task": map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ct schema.CreateTaskResult
+	if err := json.Unmarshal(raw, &ct); err != nil {
+		t.Fatal(err)
+	}
+	msg, ok, err := ct.Meta.ModelImmediateResponse()
+	if err != nil || !ok || msg != `Writing the report for {"q":1}; it will be ready shortly.` || ct.Task.TaskID == "" {
+		t.Errorf("CreateTaskResult %s: %q %v %v", raw, msg, ok, err)
+	}
+	for _, p := range []map[string]any{
+		{"name": "quiet", "task": map[string]any{}},
+		{"name": "report"},
+	} {
+		raw, err := c.Call(ctx, "tools/call", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(raw, []byte("model-immediate-response")) {
+			t.Errorf("%v answered with a model-immediate-response: %s", p, raw)
+		}
+	}
+}
