@@ -1206,8 +1206,10 @@ func TestModelImmediateResponse(t *testing.T) {
 	done := json.RawMessage(`{"content":[]}`)
 	inst := start(t, reference.Options{NoFixtures: true, ServerOptions: []server.Option{server.WithTools(
 		server.Tool{Name: "report", TaskSupport: server.TaskOptional,
-			ImmediateResponse: func(args json.RawMessage) string { return "Writing the report for " + string(args) + "; it will be ready shortly." },
-			Handler:           func(context.Context, *server.ToolCall) (json.RawMessage, error) { return done, nil }},
+			ImmediateResponse: func(args json.RawMessage) string {
+				return "Writing the report for " + string(args) + "; it will be ready shortly."
+			},
+			Handler: func(context.Context, *server.ToolCall) (json.RawMessage, error) { return done, nil }},
 		server.Tool{Name: "quiet", TaskSupport: server.TaskOptional,
 			Handler: func(context.Context, *server.ToolCall) (json.RawMessage, error) { return done, nil }},
 	)}})
