@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // RelatedTaskMeta is the _meta key naming the task a request or result
 // belongs to; a tools/call carrying it with a workflow's task id is bound
 // to that workflow.
-const RelatedTaskMeta = "io.modelcontextprotocol/related-task"
+const RelatedTaskMeta = wire.MetaRelatedTask
 
 // Pause says where and why a workflow waits.
 type Pause struct {
