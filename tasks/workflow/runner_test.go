@@ -2,17 +2,20 @@ package workflow_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/stores/memory"
-	"github.com/mcptasks/mcptasks/stores/postgres"
+	"github.com/mcptasks/mcptasks/stores/storeurl"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/workflow"
 )
@@ -82,15 +85,28 @@ func stores(t *testing.T) map[string]func(t *testing.T) tasks.Store {
 			t.Cleanup(func() { s.Close() })
 			return s
 		},
-		"postgres": func(t *testing.T) tasks.Store {
-			s, err := postgres.Open(t.Context(), testenv.Postgres(t), tasks.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
+		"postgres": func(t *testing.T) tasks.Store { return openURL(t, testenv.Postgres(t)) },
+		"sqlite":   func(t *testing.T) tasks.Store { return openURL(t, "sqlite:"+filepath.Join(t.TempDir(), "tasks.db")) },
+		"redis": func(t *testing.T) tasks.Store {
+			u, prefix := testenv.Redis(t)
+			return openURL(t, u+"?prefix="+prefix)
+		},
+		"dynamodb": func(t *testing.T) tasks.Store {
+			b := make([]byte, 6)
+			_, _ = rand.Read(b)
+			return openURL(t, "dynamodb://wf_"+hex.EncodeToString(b)+"?endpoint="+testenv.DynamoDB(t)+"&region=us-east-1&create=1")
 		},
 	}
+}
+
+func openURL(t *testing.T, spec string) tasks.Store {
+	t.Helper()
+	s, err := storeurl.Open(t.Context(), spec, tasks.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 func vars(t *testing.T, s tasks.Store, owner tasks.Owner, id string) map[string]string {
