@@ -32,7 +32,15 @@ const (
 	// ReasonUnresolvedDependency: a step's arguments need the output of a
 	// step that failed or was skipped.
 	ReasonUnresolvedDependency = "unresolved dependency"
+	// ReasonInterrupted: the server running the workflow's steps stopped
+	// (it crashed or was restarted mid-step) and nothing changed for
+	// longer than the step timeout; the client may do the step itself.
+	ReasonInterrupted = "interrupted"
 )
+
+// DefaultStepTimeout is how long a workflow may show a running server
+// step without any change before a bound call takes it for interrupted.
+const DefaultStepTimeout = 10 * time.Minute
 
 // Step statuses, in server.workflow.steps.STEP.status.
 const (
@@ -80,6 +88,28 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
+// WithStepTimeout sets how long a workflow may run server steps without
+// any change to its task before it counts as interrupted (default
+// DefaultStepTimeout). It must exceed the longest server step: a step
+// still running after it may be done a second time by the client.
+func WithStepTimeout(d time.Duration) Option {
+	return func(r *Runner) {
+		if d > 0 {
+			r.stepTimeout = d
+		}
+	}
+}
+
+// WithClock sets the clock the step timeout is measured with; it should
+// be the store's (tasks.Config.Clock). Default tasks.SystemClock.
+func WithClock(c tasks.Clock) Option {
+	return func(r *Runner) {
+		if c != nil {
+			r.clock = c
+		}
+	}
+}
+
 // WithTTL sets the ttl asked for workflow tasks (the store's policy
 // applies); default: the store's default ttl.
 func WithTTL(d time.Duration) Option { return func(r *Runner) { r.ttl = &d } }
@@ -89,9 +119,11 @@ func WithTTL(d time.Duration) Option { return func(r *Runner) { r.ttl = &d } }
 // runners of several instances sharing a store should not continue the
 // same task at the same moment (a client continues one step at a time).
 type Runner struct {
-	store tasks.Store
-	log   *slog.Logger
-	ttl   *time.Duration
+	store       tasks.Store
+	log         *slog.Logger
+	ttl         *time.Duration
+	stepTimeout time.Duration
+	clock       tasks.Clock
 
 	mu    sync.Mutex
 	flows map[string]*Workflow
@@ -106,7 +138,7 @@ type taskLock struct {
 
 // NewRunner returns a runner whose tasks live in store.
 func NewRunner(store tasks.Store, opts ...Option) *Runner {
-	r := &Runner{store: store, log: slog.Default(), flows: map[string]*Workflow{}, tools: map[string]ToolFunc{}, locks: map[string]*taskLock{}}
+	r := &Runner{store: store, log: slog.Default(), stepTimeout: DefaultStepTimeout, clock: tasks.SystemClock{}, flows: map[string]*Workflow{}, tools: map[string]ToolFunc{}, locks: map[string]*taskLock{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -289,6 +321,11 @@ func (r *Runner) Bind(ctx context.Context, owner tasks.Owner, id, tool string) (
 		return nil, fmt.Errorf("%w: task %s is %s", ErrFinished, id, rec.Status)
 	}
 	st := stateOf(w, rec)
+	if st.Pause == nil && r.interrupted(rec) {
+		if st, err = r.interrupt(ctx, w, owner, id); err != nil {
+			return nil, err
+		}
+	}
 	if st.Pause == nil {
 		return nil, fmt.Errorf("%w: task %s is running its server steps; wait until tasks/get shows it paused", ErrWrongStep, id)
 	}
@@ -301,6 +338,41 @@ func (r *Runner) Bind(ctx context.Context, owner tasks.Owner, id, tool string) (
 		return nil, fmt.Errorf("%w: task %s waits for step %q, which calls tool %q, not %q", ErrWrongStep, id, st.Pause.Step, want, tool)
 	}
 	return &Binding{TaskID: id, Step: step.Name, owner: owner}, nil
+}
+
+// interrupted reports whether rec shows a workflow running its server
+// steps that has not changed for longer than the step timeout.
+func (r *Runner) interrupted(rec tasks.Record) bool {
+	return jsonText(rec.Variables[VarStatus]) == StatusRunning && !rec.Status.Terminal() &&
+		!r.clock.Now().Before(rec.LastUpdatedAt.Add(r.stepTimeout))
+}
+
+// interrupt pauses a workflow whose server stopped while running it: a
+// step left running is marked failed, and the workflow pauses at its
+// first unfinished step with ReasonInterrupted.
+func (r *Runner) interrupt(ctx context.Context, w *Workflow, owner tasks.Owner, id string) (*State, error) {
+	unlock := r.lock(id)
+	defer unlock()
+	rec, err := r.store.Get(ctx, owner, id)
+	if err != nil {
+		return nil, err
+	}
+	st := stateOf(w, rec)
+	if st.Pause != nil || !r.interrupted(rec) || st.next < 0 {
+		return st, nil
+	}
+	step := w.Steps[st.next]
+	msg := fmt.Sprintf("the server stopped while running the workflow (no change for %v); step %s was not finished", r.stepTimeout, step.Name)
+	if jsonText(rec.Variables[StepVar(step.Name, "status")]) == StepRunning {
+		if rec, err = r.store.SetVariables(ctx, owner, id, map[string]json.RawMessage{
+			StepVar(step.Name, "status"): jsonString(StepFailed),
+			StepVar(step.Name, "error"):  jsonString(msg),
+		}); err != nil {
+			return nil, err
+		}
+	}
+	r.log.Warn("workflow interrupted", "owner", owner, "task", id, "step", step.Name)
+	return r.pause(ctx, w, rec, step.Name, ReasonInterrupted, msg)
 }
 
 // Record stores the outcome of a bound call and continues the workflow.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/stores/memory"
@@ -376,5 +377,62 @@ func TestWorkflowValidate(t *testing.T) {
 				t.Errorf("Validate = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A workflow whose server stopped mid-step (here: the request ended while
+// the step ran, so nothing after it was written) is refused while it may
+// still be running, and taken for interrupted once nothing changed for the
+// step timeout: the client may then do the step itself.
+func TestWorkflowInterrupted(t *testing.T) {
+	clock := tasks.NewFakeClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
+	store := memory.New(tasks.Config{Clock: clock})
+	defer store.Close()
+	runner := workflow.NewRunner(store, workflow.WithClock(clock), workflow.WithStepTimeout(time.Minute),
+		workflow.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err := runner.Add(tripFixed()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	_ = runner.AddTool("forecast", func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage(`{"sky":"grey"}`), nil
+	})
+	_ = runner.AddTool("hotels", func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		cancel() // the server goes away mid-step
+		return json.RawMessage(`{"names":["Lost"]}`), nil
+	})
+	if _, err := runner.Start(ctx, alice, "trip", map[string]string{"city": "Oslo"}); err == nil {
+		t.Fatal("Start survived its own end")
+	}
+	page, err := store.List(t.Context(), alice, tasks.ListOptions{})
+	if err != nil || len(page.Tasks) != 1 {
+		t.Fatalf("tasks %v %v", page.Tasks, err)
+	}
+	id := page.Tasks[0].ID
+	if v := vars(t, store, alice, id); v[workflow.StepVar("hotels", "status")] != `"running"` || v[workflow.VarStatus] != `"running"` {
+		t.Fatalf("variables after the interruption %v", v)
+	}
+	clock.Advance(59 * time.Second)
+	if _, err := runner.Bind(t.Context(), alice, id, "find_hotels"); !errors.Is(err, workflow.ErrWrongStep) {
+		t.Fatalf("bind within the step timeout: %v", err)
+	}
+	clock.Advance(time.Second)
+	if _, err := runner.Bind(t.Context(), alice, id, "choose"); !errors.Is(err, workflow.ErrWrongStep) {
+		t.Fatalf("bind of another step's tool: %v", err)
+	}
+	st, err := runner.State(t.Context(), alice, id)
+	if err != nil || st.Pause == nil || st.Pause.Reason != workflow.ReasonInterrupted || st.Pause.Step != "hotels" {
+		t.Fatalf("state %+v %v", st, err)
+	}
+	if v := vars(t, store, alice, id); v[workflow.StepVar("hotels", "status")] != `"failed"` {
+		t.Errorf("the lost step is not marked failed: %v", v)
+	}
+	b, err := runner.Bind(t.Context(), alice, id, "hotels")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err = runner.Record(t.Context(), b, json.RawMessage(`{"names":["Found"]}`), "")
+	if err != nil || st.Pause == nil || st.Pause.Step != "choose" || string(st.Remaining[0].Arguments) != `{"options":["Found"]}` {
+		t.Fatalf("after the client redid the step: %+v %v", st, err)
 	}
 }
