@@ -14,7 +14,9 @@
 // order. Each step's outcome is written to the task's variables before
 // the next step starts. Execution pauses, with the task still working,
 // at the first client step, at a failed step, or at a step whose input
-// depends on a failed or skipped step ("unresolved dependency").
+// depends on a failed or skipped step ("unresolved dependency"). A
+// workflow whose server stopped mid-step is taken for "interrupted" by a
+// bound call once its task has not changed for the step timeout.
 //
 // Runner.Bind and Runner.Record continue a paused workflow from a client's
 // tool call that names the task in _meta (io.modelcontextprotocol/related-task):
