@@ -99,7 +99,9 @@ func (f *Flows) getPrompt(ctx context.Context, name string, req *mcp.GetPromptRe
 	if req.Params != nil {
 		args = req.Params.Arguments
 	}
-	st, err := f.runner.Start(ctx, owner, name, args)
+	// The server steps run to their end even if the client goes away:
+	// the task, not the request, holds the workflow.
+	st, err := f.runner.Start(context.WithoutCancel(ctx), owner, name, args)
 	if err != nil {
 		return nil, f.wireError("prompts/get", err)
 	}
