@@ -1,7 +1,8 @@
 // Command workflow is an MCP server on the official Go SDK whose prompt
 // plan_trip starts a workflow that runs as a task: two server steps, a
 // step handed to the client, and a server step that needs the client's
-// answer. It serves Streamable HTTP on /mcp, on any task store.
+// answer. It also serves the conformance suite's fixture tools. It serves
+// Streamable HTTP on /mcp, on any task store.
 //
 //	workflow --addr 127.0.0.1:8080 --store memory
 //	workflow --store postgres://localhost/tasks --tokens tokens.txt

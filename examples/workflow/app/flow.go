@@ -11,7 +11,6 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -31,10 +30,6 @@ const (
 	ToolBook   = "book_hotel"
 	ToolWait   = "wait" // a task tool, the conformance suite's sleep fixture
 )
-
-// Fixtures maps the conformance suite's fixture roles to this server's
-// tools.
-var Fixtures = map[string]string{"sleep": ToolWait}
 
 // Trip is the example workflow: two server steps, a step for the client
 // (the user picks a hotel), and a server step that needs the client's
@@ -101,10 +96,6 @@ type bookOut struct {
 	Hotel        string `json:"hotel"`
 }
 
-type waitArgs struct {
-	MS int64 `json:"ms"`
-}
-
 // New builds the example server on engine.
 func New(engine *tasks.Engine, log *slog.Logger) (*Server, error) {
 	impl := &mcp.Implementation{Name: "mcptasks-workflow-example", Version: "0.1.0"}
@@ -156,18 +147,7 @@ func New(engine *tasks.Engine, log *slog.Logger) (*Server, error) {
 				}
 				return bookOut{Confirmation: fmt.Sprintf("BK-%06d", hash(in.City+"/"+in.Hotel)%1000000), City: in.City, Hotel: in.Hotel}, nil
 			}),
-		gosdk.AddTool(a, &mcp.Tool{Name: ToolWait, Description: "Waits ms milliseconds. May run as a task.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":600000}}}`)},
-			gosdk.TaskOptional, func(ctx context.Context, _ *gosdk.Call, in waitArgs) (*mcp.CallToolResult, waitArgs, error) {
-				t := time.NewTimer(time.Duration(in.MS) * time.Millisecond)
-				defer t.Stop()
-				select {
-				case <-ctx.Done():
-					return nil, waitArgs{}, ctx.Err()
-				case <-t.C:
-				}
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("slept %d ms", in.MS)}}}, in, nil
-			}),
+		addFixtures(a),
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

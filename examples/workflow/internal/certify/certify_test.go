@@ -75,7 +75,7 @@ func TestCertifyWorkflowExample(t *testing.T) {
 	if n := s.Recommendations[report.StatusFail] + s.Recommendations[report.StatusError]; n > 0 {
 		t.Errorf("%d recommendations failed or could not be run", n)
 	}
-	if s.Verdict == report.VerdictNonConformant {
-		t.Errorf("verdict %s", s.Verdict)
+	if s.Verdict != report.VerdictConformant {
+		t.Errorf("verdict %s, want %s", s.Verdict, report.VerdictConformant)
 	}
 }
