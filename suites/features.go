@@ -54,6 +54,9 @@ const (
 	// FeatureLeases is the store contract's lease operations (store mode
 	// only).
 	FeatureLeases Feature = "leases"
+	// FeatureTTLExtension is the optional tasks.TTLExtender of a store
+	// (store mode only).
+	FeatureTTLExtension Feature = "ttl-extension"
 )
 
 // ServerFeatures lists the features of the server suite, in report order.

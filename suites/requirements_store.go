@@ -90,6 +90,9 @@ var storeRequirements = []Requirement{
 	{ID: "MCPT-VAR-006", Level: LevelMust, Section: secStore + " § SetVariables", Feature: "core", Summary: "Variable values come back byte for byte, only the spaces around them trimmed."},
 	{ID: "MCPT-LIMIT-004", Level: LevelMust, Section: secStore + " § Config.MaxTasksPerOwner", Feature: "core", Summary: "A negative per-owner cap means no cap."},
 	{ID: "MCPT-PAGE-004", Level: LevelMust, Section: secStore + " § List", Feature: "core", Summary: "Tasks that expire or are deleted between the pages of a listing never make a surviving task repeat or go missing."},
+	{ID: "MCPT-TTLX-001", Level: LevelMust, Section: secStore + " § TTLExtender.ExtendTTL", Feature: "ttl-extension", Summary: "Extending a live task's ttl sets its total ttl, still counted from creation, bumps its version, and every later read, listing and expiry follows the new ttl."},
+	{ID: "MCPT-TTLX-002", Level: LevelMust, Section: secStore + " § TTLExtender.ExtendTTL", Feature: "ttl-extension", Summary: "An extension beyond Config.MaxTTL, shorter than the current ttl, or negative is refused as invalid params and changes nothing."},
+	{ID: "MCPT-TTLX-003", Level: LevelMust, Section: secStore + " § TTLExtender.ExtendTTL", Feature: "ttl-extension", Summary: "Terminal tasks keep their ttl (invalid transition); missing, expired and other owners' tasks are reported as not found; nothing changes."},
 	{ID: "MCPT-LEASE-001", Level: LevelMust, Section: secStore + " § LeaseStore.RenewLease", Feature: "leases", Summary: "RenewLease succeeds on the owner's live tasks, changes nothing on terminal ones, and reports not-found for missing, expired or other owners' tasks."},
 	{ID: "MCPT-LEASE-002", Level: LevelMust, Section: secStore + " § LeaseStore.ReapExpiredLeases", Feature: "leases", Summary: "Reaping ends, as failed with a lost-worker error, exactly the non-terminal tasks of every owner whose latest lease has lapsed, and counts them."},
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -447,5 +448,100 @@ func TestEngineLeases(t *testing.T) {
 	case <-stopped:
 	case <-ctx.Done():
 		t.Fatal("work not stopped after a cancel by another instance")
+	}
+}
+
+func TestEngineVariableNamesChecked(t *testing.T) {
+	e, _ := newEngine(t)
+	ctx := ctxT(t)
+	rec, err := e.Start(ctx, owner, tasks.CreateParams{Method: "tools/call"}, func(tc tasks.TaskContext) (json.RawMessage, error) {
+		if err := tc.SetVariables(map[string]json.RawMessage{"server.ok": json.RawMessage(`1`)}); err != nil {
+			return nil, err
+		}
+		for _, bad := range []string{"bad key!", "client.answer"} {
+			err := tc.SetVariables(map[string]json.RawMessage{bad: json.RawMessage(`2`), "server.ok": json.RawMessage(`2`)})
+			if !errors.Is(err, tasks.ErrInvalidVariableName) {
+				return nil, fmt.Errorf("SetVariables(%q) = %v, want ErrInvalidVariableName", bad, err)
+			}
+		}
+		v, err := tc.Variables()
+		if err != nil {
+			return nil, err
+		}
+		if len(v) != 1 || string(v["server.ok"]) != "1" {
+			return nil, fmt.Errorf("a refused SetVariables changed the variables: %v", v)
+		}
+		return json.RawMessage(`{"content":[]}`), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.Result(ctx, owner, rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != tasks.StatusCompleted {
+		t.Errorf("status %s: %s", got.Status, got.StatusMessage)
+	}
+	if _, err := e.Store().SetVariables(ctx, owner, rec.ID, map[string]json.RawMessage{"a b": json.RawMessage(`1`)}); !errors.Is(err, tasks.ErrInvalidVariableName) {
+		t.Errorf("store SetVariables with a bad name: %v", err)
+	}
+}
+
+func TestEngineExtendTTL(t *testing.T) {
+	e, _ := newEngine(t)
+	ctx := ctxT(t)
+	maxTTL := e.Config().MaxTTL
+	ttl := time.Minute
+	type step struct {
+		ttl     time.Duration
+		wantErr error
+		want    time.Duration
+	}
+	steps := []step{
+		{ttl: maxTTL + time.Second, wantErr: tasks.ErrInvalidParams, want: time.Minute},
+		{ttl: 30 * time.Second, wantErr: tasks.ErrInvalidParams, want: time.Minute},
+		{ttl: 2 * time.Hour, want: 2 * time.Hour},
+		{ttl: maxTTL, want: maxTTL},
+	}
+	release := make(chan struct{})
+	errc := make(chan error, 1)
+	rec, err := e.Start(ctx, owner, tasks.CreateParams{Method: "tools/call", TTL: &ttl}, func(tc tasks.TaskContext) (json.RawMessage, error) {
+		for _, s := range steps {
+			got, err := tc.ExtendTTL(s.ttl)
+			if s.wantErr != nil {
+				if !errors.Is(err, s.wantErr) {
+					errc <- fmt.Errorf("ExtendTTL(%v) = %v, want %v", s.ttl, err, s.wantErr)
+					return nil, err
+				}
+			} else if err != nil || got.TTL == nil || *got.TTL != s.want {
+				errc <- fmt.Errorf("ExtendTTL(%v) = %+v, %v", s.ttl, got, err)
+				return nil, err
+			}
+			if _, err := tc.Variables(); err != nil { // the task is still readable
+				errc <- err
+				return nil, err
+			}
+		}
+		errc <- nil
+		<-release
+		return json.RawMessage(`{"content":[]}`), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.Get(ctx, owner, rec.ID)
+	if err != nil || got.TTL == nil || *got.TTL != maxTTL || !got.ExpiresAt.Equal(got.CreatedAt.Add(maxTTL)) {
+		t.Errorf("after the extensions: %+v, %v", got, err)
+	}
+	close(release)
+	if _, err := e.Result(ctx, owner, rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Store().(tasks.TTLExtender).ExtendTTL(ctx, owner, rec.ID, maxTTL); !errors.Is(err, tasks.ErrInvalidTransition) {
+		t.Errorf("extending a finished task: %v", err)
 	}
 }

@@ -26,8 +26,16 @@ type TaskContext interface {
 	// Variables returns the task's current variables.
 	Variables() (map[string]json.RawMessage, error)
 	// SetVariables merges patch into the task's variables (a JSON null
-	// deletes a key).
+	// deletes a key). Every name must follow the _meta key grammar and
+	// must not start with ClientVariablePrefix (see ValidVariableName);
+	// otherwise it fails with ErrInvalidVariableName and changes nothing.
 	SetVariables(patch map[string]json.RawMessage) error
+	// ExtendTTL lengthens the task's ttl to ttl, counted from the task's
+	// creation, and returns the task as it then is (see TTLExtender for
+	// the rules: at most Config.MaxTTL, never shorter, not once the task
+	// ended). It fails with ErrTTLNotExtendable when the store cannot
+	// extend ttls.
+	ExtendTTL(ttl time.Duration) (Record, error)
 	// Progress reports progress to the requestor. Values must grow
 	// strictly; reports after the task ended fail with ErrTaskFinished.
 	Progress(p Progress) error
@@ -459,12 +467,41 @@ func (t *taskContext) Variables() (map[string]json.RawMessage, error) {
 // context lives (or, once it is cancelled, until the engine gives up on
 // its writes), so a short outage does not lose what the work saved.
 func (t *taskContext) SetVariables(patch map[string]json.RawMessage) error {
+	if err := checkServerVariableNames(patch); err != nil {
+		return err
+	}
 	ctx, cancel := t.r.bound(t.storeCtx())
 	defer cancel()
 	return t.r.retry(ctx, "task variables", func(actx context.Context) error {
 		_, err := t.r.e.store.SetVariables(actx, t.r.owner, t.r.id, patch)
 		return err
 	})
+}
+
+// ExtendTTL asks the store for a longer ttl. A refusal is not retried;
+// a store failure is, like other writes of the work.
+func (t *taskContext) ExtendTTL(ttl time.Duration) (Record, error) {
+	ext, ok := t.r.e.store.(TTLExtender)
+	if !ok {
+		return Record{}, ErrTTLNotExtendable
+	}
+	ctx, cancel := t.r.bound(t.storeCtx())
+	defer cancel()
+	var rec Record
+	err := t.r.retry(ctx, "task ttl", func(actx context.Context) error {
+		var err error
+		rec, err = ext.ExtendTTL(actx, t.r.owner, t.r.id, ttl)
+		return err
+	})
+	if err != nil {
+		return Record{}, err
+	}
+	t.r.mu.Lock()
+	if rec.Version > t.r.current.Version {
+		t.r.current = rec
+	}
+	t.r.mu.Unlock()
+	return rec, nil
 }
 
 // storeCtx is the work's context unless it is already cancelled, so a

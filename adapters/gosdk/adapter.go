@@ -130,6 +130,18 @@ func DefaultOwner(ss *mcp.ServerSession, extra *mcp.RequestExtra) (tasks.Owner, 
 	return tasks.ResolveOwner(id, false)
 }
 
+// OwnerOf returns the owner a request of session ss with extra acts for:
+// the adapter's owner rule, with the adapter's own id of the session for
+// transports without session ids. Packages built on the adapter (such as
+// gosdkflow) use it so that what they create belongs to the same owner
+// as the tasks the adapter serves.
+func (a *Adapter) OwnerOf(ss *mcp.ServerSession, extra *mcp.RequestExtra) (tasks.Owner, error) {
+	if ss == nil {
+		return "", errors.New("gosdk: a request without a session has no owner")
+	}
+	return a.ownerOf(a.state(ss), extra)
+}
+
 // ownerOf applies the owner rule, falling back to the adapter's own id of
 // the session when the transport has none.
 func (a *Adapter) ownerOf(st *sessionState, extra *mcp.RequestExtra) (tasks.Owner, error) {

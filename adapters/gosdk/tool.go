@@ -65,6 +65,18 @@ type ToolHandlerFor[In, Out any] func(ctx context.Context, call *Call, in In) (*
 
 type callKey struct{}
 
+// ToolOption adjusts how AddTool serves a tool as a task.
+type ToolOption func(*protocol.Tool)
+
+// WithImmediateResponse makes a task-augmented call of the tool answer
+// with f's message (when not empty) in its CreateTaskResult's _meta, as
+// io.modelcontextprotocol/model-immediate-response: a text the host may
+// give the model as the tool's immediate result while the task runs. f
+// gets the call's arguments and must not block.
+func WithImmediateResponse(f func(args json.RawMessage) string) ToolOption {
+	return func(t *protocol.Tool) { t.ImmediateResponse = f }
+}
+
 // AddTool adds a tool to the adapter's server with the SDK's own
 // mcp.AddTool (schemas inferred from In and Out, input validated, output
 // marshalled) and announces its task support. Calls go through the
@@ -72,7 +84,7 @@ type callKey struct{}
 // answers with a task at once and runs h detached from the request; a
 // plain call runs h on the request, and is refused for a required tool.
 // Arguments are checked against the input schema before a task exists.
-func AddTool[In, Out any](a *Adapter, t *mcp.Tool, support TaskSupport, h ToolHandlerFor[In, Out]) error {
+func AddTool[In, Out any](a *Adapter, t *mcp.Tool, support TaskSupport, h ToolHandlerFor[In, Out], opts ...ToolOption) error {
 	if a == nil || t == nil || h == nil {
 		return errors.New("gosdk: AddTool needs an adapter, a tool and a handler")
 	}
@@ -80,13 +92,17 @@ func AddTool[In, Out any](a *Adapter, t *mcp.Tool, support TaskSupport, h ToolHa
 	if err != nil {
 		return fmt.Errorf("gosdk: tool %q: %w", t.Name, err)
 	}
-	if err := a.core.Tools().Add(protocol.Tool{
+	pt := protocol.Tool{
 		Name:        t.Name,
 		Description: t.Description,
 		TaskSupport: support,
 		Validate:    validate,
 		Handler:     a.runTool,
-	}); err != nil {
+	}
+	for _, o := range opts {
+		o(&pt)
+	}
+	if err := a.core.Tools().Add(pt); err != nil {
 		return fmt.Errorf("gosdk: %w", err)
 	}
 	mcp.AddTool(a.server, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {

@@ -139,6 +139,11 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 	if err != nil {
 		return nil, err
 	}
+	if tool.ImmediateResponse != nil {
+		if msg := tool.ImmediateResponse(args); msg != "" {
+			return createTaskResultImmediateJSON(rec, msg), nil
+		}
+	}
 	return createTaskResultJSON(rec), nil
 }
 

@@ -39,8 +39,8 @@ const CodeModernLimitExceeded = -31029
 // and their answers, so that any instance sharing the store can show and
 // answer them. They are never shown on the wire as variables.
 const (
-	inputRequestVar  = "mcptasks.dev/input-request/"
-	inputResponseVar = "mcptasks.dev/input-response/"
+	inputRequestVar  = "dev.mcptasks/input-request."
+	inputResponseVar = "dev.mcptasks/input-response."
 )
 
 // ModernOwner is the owner a task created through the 2026-07-28 profile

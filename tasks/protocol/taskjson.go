@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // The encoders below write the JSON of the messages every task creation
@@ -61,6 +62,19 @@ func appendString(b []byte, s string) []byte {
 func createTaskResultJSON(r tasks.Record) json.RawMessage {
 	b := make([]byte, 0, 256)
 	b = append(b, `{"task":`...)
+	b = appendTask(b, r)
+	return append(b, '}')
+}
+
+// createTaskResultImmediateJSON is the JSON of schema.CreateTaskResult
+// with msg as the model-immediate-response entry of its _meta.
+func createTaskResultImmediateJSON(r tasks.Record, msg string) json.RawMessage {
+	b := make([]byte, 0, 320+len(msg))
+	b = append(b, `{"_meta":{`...)
+	b = appendString(b, wire.MetaModelImmediateResponse)
+	b = append(b, ':')
+	b = appendString(b, msg)
+	b = append(b, `},"task":`...)
 	b = appendTask(b, r)
 	return append(b, '}')
 }

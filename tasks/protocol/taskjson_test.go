@@ -59,6 +59,16 @@ func TestTaskJSONMatchesEncodingJSON(t *testing.T) {
 			if got := createTaskResultJSON(r); !bytes.Equal(got, want) {
 				t.Errorf("CreateTaskResult:\n got %s\nwant %s", got, want)
 			}
+			for _, msg := range []string{"started; I will report back", "needs <escapes> & \"quotes\" é \u2028"} {
+				var meta schema.Meta
+				if err := meta.SetModelImmediateResponse(msg); err != nil {
+					t.Fatal(err)
+				}
+				want, _ = json.Marshal(schema.CreateTaskResult{Meta: meta, Task: WireTask(r)})
+				if got := createTaskResultImmediateJSON(r, msg); !bytes.Equal(got, want) {
+					t.Errorf("CreateTaskResult with model-immediate-response:\n got %s\nwant %s", got, want)
+				}
+			}
 			want, _ = json.Marshal(WireGetResult(r))
 			if got, err := getTaskResultJSON(r); err != nil || !bytes.Equal(got, want) {
 				t.Errorf("GetTaskResult:\n got %s (%v)\nwant %s", got, err, want)

@@ -71,6 +71,13 @@ type Tool struct {
 	Validate func(args json.RawMessage) error
 	// Handler runs the tool.
 	Handler ToolHandler
+	// ImmediateResponse, if set, is asked for a message when a call of the
+	// tool starts a task; a non-empty answer is sent in the
+	// CreateTaskResult's _meta as io.modelcontextprotocol/model-immediate-response,
+	// a text the host may hand the model as the tool's immediate result
+	// while the task runs. It gets the call's validated arguments and must
+	// not block.
+	ImmediateResponse func(args json.RawMessage) string
 }
 
 // Registry holds the tools of a server, in registration order. It is safe

@@ -18,6 +18,7 @@ import (
 	"github.com/mcptasks/mcptasks/stores/memory"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
 	"github.com/mcptasks/mcptasks/tasks/server"
 	"github.com/mcptasks/mcptasks/tasks/server/reference"
 	"github.com/mcptasks/mcptasks/tasks/wire"
@@ -1141,5 +1142,101 @@ func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 			t.Fatalf("timed out after %s waiting for %s", d, what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A task's work cannot set a variable name outside the _meta key grammar
+// or under client., and can extend its ttl up to the maximum; tasks/get
+// shows the ttl in force and only valid names.
+func TestTaskVariableNamesAndTTLOnTheWire(t *testing.T) {
+	inst := start(t, reference.Options{NoFixtures: true, Config: tasks.Config{MaxTTL: 3 * time.Hour},
+		ServerOptions: []server.Option{server.WithTools(server.Tool{
+			Name: "stretch", TaskSupport: server.TaskOptional,
+			Handler: func(ctx context.Context, call *server.ToolCall) (json.RawMessage, error) {
+				for _, bad := range []string{"bad key!", "client.answer"} {
+					err := call.Task.SetVariables(map[string]json.RawMessage{bad: json.RawMessage(`1`)})
+					if !errors.Is(err, tasks.ErrInvalidVariableName) {
+						return nil, fmt.Errorf("SetVariables(%q) = %v", bad, err)
+					}
+				}
+				if _, err := call.Task.ExtendTTL(4 * time.Hour); !errors.Is(err, tasks.ErrInvalidParams) {
+					return nil, fmt.Errorf("ExtendTTL beyond the maximum = %v", err)
+				}
+				if _, err := call.Task.ExtendTTL(2 * time.Hour); err != nil {
+					return nil, err
+				}
+				return json.RawMessage(`{"content":[]}`), nil
+			},
+		})}})
+	c := connect(t, inst.URL)
+	ctx := testCtx(t)
+	ttl := int64(60_000)
+	ct, err := c.CallToolAsTask(ctx, "stretch", map[string]any{}, &ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct.Task.TTL == nil || *ct.Task.TTL != 60_000 {
+		t.Errorf("created with ttl %v", ct.Task.TTL)
+	}
+	res, err := c.Result(ctx, ct.Task.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := c.GetTask(ctx, ct.Task.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Status != "completed" {
+		t.Fatalf("task %s (%v): %s", g.Status, g.StatusMessage, res)
+	}
+	if g.TTL == nil || *g.TTL != 2*3600*1000 {
+		t.Errorf("tasks/get ttl %v, want the extended 7200000", g.TTL)
+	}
+	if len(g.Meta) != 0 {
+		t.Errorf("refused variables reached _meta: %v", g.Meta)
+	}
+	if code := protocol.RPCCode(tasks.ErrInvalidVariableName); code != -32602 {
+		t.Errorf("ErrInvalidVariableName maps to %d", code)
+	}
+}
+
+// A tool with an ImmediateResponse names it in the CreateTaskResult's
+// _meta; a plain call and a tool without one send none.
+func TestModelImmediateResponse(t *testing.T) {
+	done := json.RawMessage(`{"content":[]}`)
+	inst := start(t, reference.Options{NoFixtures: true, ServerOptions: []server.Option{server.WithTools(
+		server.Tool{Name: "report", TaskSupport: server.TaskOptional,
+			ImmediateResponse: func(args json.RawMessage) string {
+				return "Writing the report for " + string(args) + "; it will be ready shortly."
+			},
+			Handler: func(context.Context, *server.ToolCall) (json.RawMessage, error) { return done, nil }},
+		server.Tool{Name: "quiet", TaskSupport: server.TaskOptional,
+			Handler: func(context.Context, *server.ToolCall) (json.RawMessage, error) { return done, nil }},
+	)}})
+	c := connect(t, inst.URL)
+	ctx := testCtx(t)
+	raw, err := c.Call(ctx, "tools/call", map[string]any{"name": "report", "arguments": map[string]any{"q": 1}, "task": map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ct schema.CreateTaskResult
+	if err := json.Unmarshal(raw, &ct); err != nil {
+		t.Fatal(err)
+	}
+	msg, ok, err := ct.Meta.ModelImmediateResponse()
+	if err != nil || !ok || msg != `Writing the report for {"q":1}; it will be ready shortly.` || ct.Task.TaskID == "" {
+		t.Errorf("CreateTaskResult %s: %q %v %v", raw, msg, ok, err)
+	}
+	for _, p := range []map[string]any{
+		{"name": "quiet", "task": map[string]any{}},
+		{"name": "report"},
+	} {
+		raw, err := c.Call(ctx, "tools/call", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(raw, []byte("model-immediate-response")) {
+			t.Errorf("%v answered with a model-immediate-response: %s", p, raw)
+		}
 	}
 }

@@ -12,14 +12,16 @@ import (
 
 // MergeVariables applies patch to current and returns the new map (current
 // is not modified): keys in patch are added or replaced, a JSON null
-// deletes the key. Every value must be valid JSON and the merged map, as
+// deletes the key. Every name must follow the _meta key grammar
+// (tasks.ValidVariableName, an error wrapping tasks.ErrInvalidVariableName
+// otherwise). Every value must be valid JSON and the merged map, as
 // JSON, must fit in limit bytes (limit <= 0: no limit). An empty result is
 // nil.
 func MergeVariables(current, patch map[string]json.RawMessage, limit int) (map[string]json.RawMessage, error) {
 	out := maps.Clone(current)
 	for k, v := range patch {
-		if k == "" {
-			return nil, fmt.Errorf("%w: variable name must not be empty", tasks.ErrInvalidParams)
+		if err := tasks.ValidVariableName(k); err != nil {
+			return nil, err
 		}
 		v = bytes.TrimSpace(v)
 		if !validJSON(v) {

@@ -20,6 +20,7 @@ var mutants = slices.Concat(
 	pagingMutants,
 	waitMutants,
 	leaseMutants,
+	ttlExtensionMutants,
 )
 
 // withOut returns a tracker whose every handed-out record passes through f.
