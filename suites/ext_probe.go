@@ -73,6 +73,7 @@ type modernProbe struct {
 	advertised bool
 	// reason explains a negative outcome, for the report.
 	reason     string
+	stdio      bool
 	serverName string
 	version    string
 }
@@ -82,7 +83,7 @@ type modernProbe struct {
 func probeModern(ctx context.Context, cfg ServerConfig) modernProbe {
 	cfg = cfg.withDefaults()
 	if cfg.Stdio() {
-		return modernProbe{reason: "the 2026-07-28 specs speak Streamable HTTP only in this version of the suite; this server is spoken to over stdio"}
+		return modernProbe{stdio: true, reason: "the 2026-07-28 specs speak Streamable HTTP only in this version of the suite; this server is spoken to over stdio"}
 	}
 	if len(cfg.URLs) == 0 {
 		return modernProbe{reason: "no server URL"}
@@ -139,7 +140,9 @@ func selectProtocols(sel ProtocolSelection, legacyErr error, mp modernProbe) []F
 	case sel == ProtocolsBoth:
 		modern.Source, modern.Reason = SourceOverridden, "--protocol both"
 	case !mp.ok || !mp.advertised:
-		modern = FeatureDecision{Feature: FeatureExtTasks, State: StateOff, Source: SourceInferred, Reason: mp.reason, notSupported: true}
+		// Over stdio the 2026-07-28 specs do not apply (transport), as
+		// the HTTP-only specs do not; otherwise the server lacks them.
+		modern = FeatureDecision{Feature: FeatureExtTasks, State: StateOff, Source: SourceInferred, Reason: mp.reason, notSupported: !mp.stdio}
 	}
 	return []FeatureDecision{legacy, modern}
 }

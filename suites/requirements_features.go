@@ -162,16 +162,17 @@ var serverFeatures = map[string]Needs{
 
 	// The 2026-07-28 profile: every EXT- spec needs the ext-tasks
 	// feature (added by the gate) and Streamable HTTP.
-	"EXT-CREATE-009": {Needs: []Feature{FeatureHTTP}, Uses: []Feature{FeatureMultiInstance}},
-	"EXT-SEC-003":    needs(FeatureHTTP, FeatureAuthorization),
-	"EXT-COMPAT-001": needs(FeatureHTTP, FeatureProtocol2025),
+	"EXT-CREATE-009": {Needs: []Feature{FeatureExtTasks, FeatureHTTP}, Uses: []Feature{FeatureMultiInstance}},
+	"EXT-SEC-003":    needs(FeatureExtTasks, FeatureHTTP, FeatureAuthorization),
+	"EXT-COMPAT-001": needs(FeatureExtTasks, FeatureHTTP, FeatureProtocol2025),
 }
 
 func init() {
-	// The remaining EXT- requirements need only Streamable HTTP.
+	// The remaining EXT- requirements need the profile and Streamable
+	// HTTP only.
 	for _, r := range extRequirements {
 		if _, ok := serverFeatures[r.ID]; !ok {
-			serverFeatures[r.ID] = needs(FeatureHTTP)
+			serverFeatures[r.ID] = needs(FeatureExtTasks, FeatureHTTP)
 		}
 	}
 }

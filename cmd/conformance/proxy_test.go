@@ -54,6 +54,12 @@ type rpcRequest struct {
 	Params json.RawMessage `json:"params"`
 }
 
+// modernRequest reports whether req is a 2026-07-28 request (its _meta
+// names a protocol version, or it is server/discover).
+func modernRequest(req *rpcRequest) bool {
+	return req.Method == "server/discover" || strings.Contains(string(req.Params), "io.modelcontextprotocol/protocolVersion")
+}
+
 // param decodes one member of the request's params ("" if absent).
 func (req *rpcRequest) param(key string) string {
 	var p map[string]json.RawMessage
