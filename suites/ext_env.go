@@ -305,6 +305,14 @@ func (env *ServerEnv) extSend(ctx context.Context, req extRequest) (*extReply, e
 		env.ext.replies = append(env.ext.replies, r)
 		env.ext.mu.Unlock()
 	}
+	// The evidence of a failed assertion: what was sent, what came back.
+	x := &client.Exchange{Method: req.Method, Sent: body, HTTPStatus: r.Status, ContentType: r.ContentType, Body: r.Message, At: time.Now()}
+	if len(x.Body) > client.MaxExchangeBody {
+		x.Body = x.Body[:client.MaxExchangeBody]
+	}
+	env.mu.Lock()
+	env.last = x
+	env.mu.Unlock()
 	return r, nil
 }
 

@@ -21,7 +21,9 @@ import (
 
 // Tools returns the official suite's fixture tools.
 func Tools() []server.Tool {
-	obj := func(props string) json.RawMessage { return json.RawMessage(`{"type":"object","properties":{` + props + `}}`) }
+	obj := func(props string) json.RawMessage {
+		return json.RawMessage(`{"type":"object","properties":{` + props + `}}`)
+	}
 	return []server.Tool{
 		{Name: "greet", Description: "Greets name at once; never a task.", TaskSupport: server.TaskForbidden,
 			InputSchema: obj(`"name":{"type":"string"}`),
