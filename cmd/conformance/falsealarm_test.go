@@ -196,7 +196,7 @@ func TestFalseAlarmsStayAway(t *testing.T) {
 			// EXT- requirement is out of scope, none fails.
 			name: "2026 specs stay out of a --protocol 2025-11-25 run", target: authed.URL,
 			args: append([]string{"--protocol", "2025-11-25", "--label-filter", "area:ext-get"}, withTokens...), exit: 0,
-			b:    breakage{},
+			b: breakage{},
 			want: []outcome{
 				{id: "EXT-GET-011", status: report.StatusNotApplicable, msg: "needs the feature ext-tasks"},
 			},
