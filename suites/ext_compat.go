@@ -65,17 +65,4 @@ var _ = describeServer("2026-07-28: backward compatibility with 2025-11-25", "ex
 		Expect(string(m["resultType"])).NotTo(Equal(`"task"`), "a 2025-11-25 session got resultType task: %s", raw)
 	})
 
-	env.It("lets only the task's owner read, answer or cancel it", "EXT-SEC-003", func(ctx SpecContext) {
-		id, _ := env.extCreate(ctx, FixtureSleep, map[string]any{"ms": 3000})
-		for _, m := range []string{exttasks.MethodGet, exttasks.MethodUpdate, exttasks.MethodCancel} {
-			params := map[string]any{"taskId": id}
-			if m == exttasks.MethodUpdate {
-				params["inputResponses"] = map[string]any{}
-			}
-			r := env.extDo(ctx, extRequest{Method: m, Identity: env.Config.HeadersB, Params: params})
-			refused := r.Error != nil || r.Status == http.StatusUnauthorized || r.Status == http.StatusForbidden
-			Expect(refused).To(BeTrue(), "identity B's %s of identity A's task succeeded: %s", m, r)
-		}
-		Expect(env.extGet(ctx, id).str("status")).NotTo(Equal(stCancelled), "identity B's refused cancel cancelled A's task")
-	})
 })

@@ -166,16 +166,6 @@ var _ = describeServer("2026-07-28: polling and outcomes", "ext-get", func(env *
 		}
 	})
 
-	env.It("keeps a terminal status on every later poll", "EXT-LIFE-009", func(ctx SpecContext) {
-		for _, role := range []Role{FixtureSleep, FixtureToolError, FixtureRPCError} {
-			id, _ := env.extCreate(ctx, role, map[string]any{"ms": 50})
-			final := env.extTerminalReply(ctx, id).str("status")
-			for range 3 {
-				Expect(env.extGet(ctx, id).str("status")).To(Equal(final), "a %s task changed status after reaching %s", role, final)
-			}
-		}
-	})
-
 	env.It("explains a failed task in statusMessage", "EXT-ERR-007", func(ctx SpecContext) {
 		id, _ := env.extCreate(ctx, FixtureRPCError, map[string]any{"ms": 50})
 		last := env.extTerminalReply(ctx, id)
