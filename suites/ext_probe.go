@@ -73,7 +73,7 @@ type modernProbe struct {
 	advertised bool
 	// reason explains a negative outcome, for the report.
 	reason     string
-	stdio      bool
+	err        error // the transport or JSON-RPC error of server/discover
 	serverName string
 	version    string
 }
@@ -83,7 +83,7 @@ type modernProbe struct {
 func probeModern(ctx context.Context, cfg ServerConfig) modernProbe {
 	cfg = cfg.withDefaults()
 	if cfg.Stdio() {
-		return modernProbe{stdio: true, reason: "the 2026-07-28 specs speak Streamable HTTP only in this version of the suite; this server is spoken to over stdio"}
+		return modernProbe{reason: "the 2026-07-28 specs speak Streamable HTTP only in this version of the suite; this server is spoken to over stdio"}
 	}
 	if len(cfg.URLs) == 0 {
 		return modernProbe{reason: "no server URL"}
@@ -92,7 +92,7 @@ func probeModern(ctx context.Context, cfg ServerConfig) modernProbe {
 		client.WithClientInfo("mcptasks-conformance", "probe"))
 	raw, err := m.Call(ctx, "server/discover", nil)
 	if err != nil {
-		return modernProbe{reason: fmt.Sprintf("server/discover failed: %v", err)}
+		return modernProbe{reason: fmt.Sprintf("server/discover failed: %v", err), err: err}
 	}
 	var d struct {
 		SupportedVersions []string `json:"supportedVersions"`
@@ -131,8 +131,10 @@ func selectProtocols(sel ProtocolSelection, legacyErr error, mp modernProbe) []F
 	case sel == ProtocolsBoth:
 		legacy.Source, legacy.Reason = SourceOverridden, "--protocol both"
 	case legacyErr != nil:
+		// With --protocol auto a revision the server does not speak is out
+		// of scope (not-applicable), not missing.
 		legacy = FeatureDecision{Feature: FeatureProtocol2025, State: StateOff, Source: SourceInferred,
-			Reason: "initialize failed: " + legacyErr.Error(), notSupported: true}
+			Reason: "initialize failed: " + legacyErr.Error()}
 	}
 	switch {
 	case !sel.wants(Protocol2026):
@@ -140,9 +142,11 @@ func selectProtocols(sel ProtocolSelection, legacyErr error, mp modernProbe) []F
 	case sel == ProtocolsBoth:
 		modern.Source, modern.Reason = SourceOverridden, "--protocol both"
 	case !mp.ok || !mp.advertised:
-		// Over stdio the 2026-07-28 specs do not apply (transport), as
-		// the HTTP-only specs do not; otherwise the server lacks them.
-		modern = FeatureDecision{Feature: FeatureExtTasks, State: StateOff, Source: SourceInferred, Reason: mp.reason, notSupported: !mp.stdio}
+		// A server that does not speak 2026-07-28, or speaks it without
+		// offering the tasks extension (which is optional), is out of
+		// scope for the EXT- requirements, as is a stdio server for the
+		// HTTP-only specs: not-applicable.
+		modern = FeatureDecision{Feature: FeatureExtTasks, State: StateOff, Source: SourceInferred, Reason: mp.reason}
 	}
 	return []FeatureDecision{legacy, modern}
 }

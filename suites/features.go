@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -417,7 +418,12 @@ func probeFeatures(ctx context.Context, cfg ServerConfig, overrides map[Feature]
 	} else {
 		err = errNotSelected
 	}
-	if err != nil && (!mp.ok || sel == Protocols2025 || sel == ProtocolsBoth) {
+	switch {
+	case sel == Protocols2026 && !mp.ok && mp.err != nil:
+		return probed{}, nil, mp.err
+	case sel == Protocols2026 && !mp.ok:
+		return probed{}, nil, errors.New(mp.reason)
+	case err != nil && (!mp.ok || sel == Protocols2025 || sel == ProtocolsBoth):
 		return probed{}, nil, err
 	}
 	p := probed{init: init, caps: caps, tools: tools, legacyErr: err, modern: mp, selection: sel}
