@@ -86,7 +86,7 @@ bench:
 conformance:
 	$(GO) run ./cmd/conformance
 
-## trials: certify the TypeScript SDK and mcp-go examples (needs npm and the Go proxy; not part of test)
+## trials: certify the TypeScript SDK (v1 example, v2 server package) and mcp-go examples (needs npm and the Go proxy; not part of test)
 trials:
 	bash cmd/conformance/testdata/trials.sh
 

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -57,12 +58,20 @@ const (
 	// FeatureTTLExtension is the optional tasks.TTLExtender of a store
 	// (store mode only).
 	FeatureTTLExtension Feature = "ttl-extension"
+	// FeatureProtocol2025 is the MCP 2025-11-25 profile: an initialize
+	// handshake and the tasks utility of that revision. Every server
+	// spec of a requirement outside the EXT- catalog needs it.
+	FeatureProtocol2025 Feature = "protocol-2025-11-25"
+	// FeatureExtTasks is the MCP 2026-07-28 profile with the
+	// io.modelcontextprotocol/tasks extension: server/discover answers
+	// and advertises the extension. Every EXT- requirement needs it.
+	FeatureExtTasks Feature = "ext-tasks"
 )
 
 // ServerFeatures lists the features of the server suite, in report order.
 func ServerFeatures() []Feature {
 	return []Feature{FeatureCore, FeatureList, FeatureCancel, FeatureInput, FeatureProgress, FeatureNotifications,
-		FeatureMultiInstance, FeatureAuthorization, FeatureHTTP, FeatureStdio}
+		FeatureMultiInstance, FeatureAuthorization, FeatureHTTP, FeatureStdio, FeatureProtocol2025, FeatureExtTasks}
 }
 
 // ParseFeature reads a feature name.
@@ -260,6 +269,12 @@ type probed struct {
 	caps  Capabilities
 	tools []schema.Tool
 	auth  Authorization
+	// legacyErr is why initialize failed (nil when it worked).
+	legacyErr error
+	// modern is what server/discover told.
+	modern modernProbe
+	// selection is the operator's choice of protocols.
+	selection ProtocolSelection
 }
 
 // resolveFeatures decides every server feature from the configuration,
@@ -353,6 +368,9 @@ func resolveFeatures(cfg ServerConfig, p probed, overrides map[Feature]bool) Fea
 	s[FeatureAuthorization] = d
 	set(FeatureHTTP, !cfg.Stdio(), SourceInferred, transportReason(cfg, FeatureHTTP))
 	set(FeatureStdio, cfg.Stdio(), SourceInferred, transportReason(cfg, FeatureStdio))
+	for _, d := range selectProtocols(p.selection, p.legacyErr, p.modern) {
+		s[d.Feature] = d
+	}
 
 	for f, on := range overrides {
 		set(f, on, SourceOverridden, "set by the operator")
@@ -384,11 +402,38 @@ func transportReason(cfg ServerConfig, f Feature) string {
 
 // probeFeatures probes the server once (initialize and tools/list, then
 // the authorization probe) and decides the features.
-func probeFeatures(ctx context.Context, cfg ServerConfig, overrides map[Feature]bool) (probed, FeatureSet, error) {
-	init, caps, tools, err := probeServer(ctx, cfg)
-	if err != nil {
+//
+// The two protocol profiles are probed apart (initialize for
+// 2025-11-25, server/discover for 2026-07-28): a server that answers
+// only one of them is certified in that one; the error is returned only
+// when neither answers (or the one the operator selected does not).
+func probeFeatures(ctx context.Context, cfg ServerConfig, overrides map[Feature]bool, sel ProtocolSelection) (probed, FeatureSet, error) {
+	var mp modernProbe
+	if sel.wants(Protocol2026) {
+		mp = probeModern(ctx, cfg)
+	}
+	var init *client.InitializeResult
+	var caps Capabilities
+	var tools []schema.Tool
+	var err error
+	if sel.wants(Protocol2025) {
+		init, caps, tools, err = probeServer(ctx, cfg)
+	} else {
+		err = errNotSelected
+	}
+	switch {
+	case sel == Protocols2026 && !mp.ok && mp.err != nil:
+		return probed{}, nil, mp.err
+	case sel == Protocols2026 && !mp.ok:
+		return probed{}, nil, errors.New(mp.reason)
+	case err != nil && (!mp.ok || sel == Protocols2025 || sel == ProtocolsBoth):
 		return probed{}, nil, err
 	}
-	p := probed{init: init, caps: caps, tools: tools, auth: DetectAuthorization(ctx, cfg)}
+	p := probed{init: init, caps: caps, tools: tools, legacyErr: err, modern: mp, selection: sel}
+	if err == nil {
+		p.auth = DetectAuthorization(ctx, cfg)
+	} else {
+		p.auth = detectModernAuthorization(ctx, cfg)
+	}
 	return p, resolveFeatures(cfg.withDefaults(), p, overrides), nil
 }

@@ -39,6 +39,9 @@ type options struct {
 	// to DescribeServer so specs and report agree.
 	overrides map[Feature]bool
 	features  FeatureSet
+	// protocols is the operator's choice of protocol revisions to
+	// certify (WithProtocols); empty means ProtocolsAuto.
+	protocols ProtocolSelection
 }
 
 // profileFor is the profile of a run in mode: the one chosen, else the

@@ -56,6 +56,14 @@ const ToolkitPrefix = "MCPT-"
 // strict mode or the toolkit profile binds them.
 func (r Requirement) Toolkit() bool { return strings.HasPrefix(r.ID, ToolkitPrefix) }
 
+// ExtPrefix starts the id of every requirement of the 2026-07-28 tasks
+// extension catalog (ext-tasks-requirements.yaml); their specs run in the
+// 2026-07-28 profile.
+const ExtPrefix = "EXT-"
+
+// Ext reports whether r belongs to the 2026-07-28 tasks extension.
+func (r Requirement) Ext() bool { return strings.HasPrefix(r.ID, ExtPrefix) }
+
 // VendorPrefix starts the id of every requirement a vendor registers with
 // RegisterRequirement, so it can never collide with a rule of the MCP
 // specification or of this toolkit.
@@ -92,14 +100,14 @@ func ParseProfile(s string) (Profile, error) {
 // Requirements returns every registered requirement, vendors' included,
 // sorted by id.
 func Requirements() []Requirement {
-	all := slices.Concat(storeRequirements, serverRequirements, vendorRequirements)
+	all := slices.Concat(storeRequirements, serverRequirements, extRequirements, vendorRequirements)
 	slices.SortFunc(all, func(a, b Requirement) int { return strings.Compare(a.ID, b.ID) })
 	return all
 }
 
 // Lookup finds a requirement by id.
 func Lookup(id string) (Requirement, bool) {
-	for _, list := range [][]Requirement{storeRequirements, serverRequirements, vendorRequirements} {
+	for _, list := range [][]Requirement{storeRequirements, serverRequirements, extRequirements, vendorRequirements} {
 		for _, r := range list {
 			if r.ID == id {
 				return r, true

@@ -159,6 +159,22 @@ var serverFeatures = map[string]Needs{
 	"TASKS-XPORT-040": needs(FeatureHTTP),
 	"TASKS-XPORT-046": needs(FeatureHTTP),
 	"TASKS-XPORT-047": needs(FeatureHTTP),
+
+	// The 2026-07-28 profile: every EXT- spec needs the ext-tasks
+	// feature (added by the gate) and Streamable HTTP.
+	"EXT-CREATE-009": {Needs: []Feature{FeatureExtTasks, FeatureHTTP}, Uses: []Feature{FeatureMultiInstance}},
+	"EXT-SEC-003":    needs(FeatureExtTasks, FeatureHTTP, FeatureAuthorization),
+	"EXT-COMPAT-001": needs(FeatureExtTasks, FeatureHTTP, FeatureProtocol2025),
+}
+
+func init() {
+	// The remaining EXT- requirements need the profile and Streamable
+	// HTTP only.
+	for _, r := range extRequirements {
+		if _, ok := serverFeatures[r.ID]; !ok {
+			serverFeatures[r.ID] = needs(FeatureExtTasks, FeatureHTTP)
+		}
+	}
 }
 
 // serverFeatureTable is serverFeatures plus what vendors registered with

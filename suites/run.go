@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/suites/report"
+	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
 // Run options that only the shared run engine reads (CertifyServer,
@@ -98,12 +99,17 @@ func CertifyServer(ctx context.Context, t ginkgo.GinkgoTestingT, cfg ServerConfi
 	}
 	scaled := newOptions(opts).scale(cfg)
 	pctx, cancel := context.WithTimeout(ctx, time.Duration(float64(15*time.Second)*max(o.timeoutScale, 1)))
-	p, features, err := probeFeatures(pctx, scaled, o.overrides)
+	p, features, err := probeFeatures(pctx, scaled, o.overrides, o.protocols)
 	cancel()
 	if err != nil {
 		return nil, &HandshakeError{Unreachable: !cfg.Stdio() && Unreachable(err), Err: err}
 	}
 	init, caps, auth := p.init, p.caps, p.auth
+	if init == nil {
+		// A server certified in the 2026-07-28 profile only.
+		init = &client.InitializeResult{ProtocolVersion: string(Protocol2026)}
+		init.ServerInfo.Name, init.ServerInfo.Version = p.modern.serverName, p.modern.version
+	}
 	var inferred []string
 	for _, r := range Roles() {
 		if name := cfg.ToolName(r); name != "" && slices.ContainsFunc(p.tools, func(tool schema.Tool) bool { return tool.Name == name }) {
@@ -135,12 +141,14 @@ func CertifyServer(ctx context.Context, t ginkgo.GinkgoTestingT, cfg ServerConfi
 	meta := report.Meta{
 		Features: report.Features{Declared: caps.Names(), Inferred: inferred,
 			Overridden: features.overridden(), Decisions: features.report()},
-		Targets: o.targets(cfg),
+		Targets:   o.targets(cfg),
+		Protocols: features.Protocols(),
 	}
 	if o.progress != nil {
 		fmt.Fprintf(o.progress, "Server: %s %s, protocol %s, declares: %s\n", init.ServerInfo.Name, init.ServerInfo.Version,
 			init.ProtocolVersion, orNothing(caps.Names()))
 		fmt.Fprintf(o.progress, "Features: %s\n", features.summary())
+		fmt.Fprintf(o.progress, "Protocols certified: %s\n", strings.Join(features.Protocols(), ", "))
 		if len(full.HeadersB) > 0 && !auth.Contexts {
 			fmt.Fprintf(o.progress, "Identity B is not a second authorization context (%s): the requirements binding tasks to an authorization context are not judged.\n", auth.Reason)
 		}

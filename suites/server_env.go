@@ -43,6 +43,9 @@ type ServerEnv struct {
 	// requirement: a body may use only these features.
 	named Needs
 
+	// ext is the running EXT- spec's state (see extSetup).
+	ext *extState
+
 	mu       sync.Mutex
 	messages []*client.Message
 	created  []createdTask

@@ -42,11 +42,21 @@ func (env *ServerEnv) it(text, reqID string, extra []Feature, body func(ctx gink
 			panic(fmt.Sprintf("suites: a spec of %s needs the feature %s, which the registry does not name for it", reqID, f))
 		}
 	}
-	gate := Needs{Needs: slices.Concat(n.Needs, extra), Without: n.Without}
+	// Every spec belongs to one protocol profile: the EXT- catalog's to
+	// 2026-07-28, every other requirement to 2025-11-25.
+	profile := FeatureProtocol2025
+	if r.Ext() {
+		profile = FeatureExtTasks
+	}
+	gate := Needs{Needs: slices.Concat([]Feature{profile}, n.Needs, extra), Without: n.Without}
 	return ginkgo.It(text, reqLabels(r, ModeServer), ginkgo.SpecTimeout(env.opts.specTimeout), ginkgo.Offset(2),
 		func(ctx ginkgo.SpecContext) {
 			env.gate(ctx, n, gate)
-			env.setup(ctx)
+			if r.Ext() {
+				env.extSetup(ctx)
+			} else {
+				env.setup(ctx)
+			}
 			body(ctx)
 		})
 }
@@ -84,7 +94,7 @@ func (env *ServerEnv) featureSet(ctx context.Context) FeatureSet {
 	}
 	pctx, cancel := context.WithTimeout(ctx, env.scaled(15*time.Second))
 	defer cancel()
-	_, fs, err := probeFeatures(pctx, env.Config, env.opts.overrides)
+	_, fs, err := probeFeatures(pctx, env.Config, env.opts.overrides, env.opts.protocols)
 	if err != nil {
 		HarnessError("cannot probe %s for its features: %v", env.Config.Target(), err)
 	}

@@ -167,6 +167,41 @@ func TestFalseAlarmsStayAway(t *testing.T) {
 		want   []outcome
 	}{
 		{
+			// 2026-07-28 variants the extension allows: an inlined result
+			// without resultType (EXT-DISC-13 makes it optional there), no
+			// pollIntervalMs (optional), ttlMs null (no limit).
+			name: "2026: inlines results without resultType, omits pollIntervalMs, grants unlimited ttlMs", target: authed.URL,
+			args: append([]string{"--protocol", "2026-07-28", "--label-filter", "area:ext-create || area:ext-get"}, withTokens...), exit: 0,
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				r := resultOf(msg)
+				if r == nil || (method != "tasks/get" && r["resultType"] != "task") {
+					return
+				}
+				delete(r, "pollIntervalMs")
+				r["ttlMs"] = nil
+				if res, ok := r["result"].(map[string]any); ok {
+					delete(res, "resultType")
+				}
+			}},
+			want: []outcome{
+				{id: "EXT-WIRE-013", status: report.StatusPass},
+				{id: "EXT-WIRE-006", status: report.StatusPass},
+				{id: "EXT-WIRE-005", status: report.StatusPass},
+				{id: "EXT-GET-008", status: report.StatusPass},
+				{id: "EXT-ERR-011", status: report.StatusPass},
+			},
+		},
+		{
+			// A server certified in the 2025-11-25 profile only: every
+			// EXT- requirement is out of scope, none fails.
+			name: "2026 specs stay out of a --protocol 2025-11-25 run", target: authed.URL,
+			args: append([]string{"--protocol", "2025-11-25", "--label-filter", "area:ext-get"}, withTokens...), exit: 0,
+			b: breakage{},
+			want: []outcome{
+				{id: "EXT-GET-011", status: report.StatusNotApplicable, msg: "needs the feature ext-tasks"},
+			},
+		},
+		{
 			// Both SDKs grant a requested ttl of 0 as 0, which the spec
 			// allows (a receiver may grant another ttl than asked); only the toolkit's rule frowns on it.
 			name: "grants a requested ttl of 0 as 0", target: authed.URL,

@@ -37,6 +37,7 @@ type config struct {
 	labelFilter  string
 	focus        string
 	profile      string
+	protocol     string
 	authContexts string
 	reportDir    string
 	timeout      time.Duration
@@ -81,6 +82,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	fs.DurationVar(&c.specTimeout, "spec-timeout", 0, "limit for one spec (default 60s)")
 	fs.BoolVar(&c.list, "list", false, "print the requirements the suite checks and exit")
 	fs.BoolVar(&c.strict, "strict", false, "count SHOULD requirements like MUST ones in the verdict, and let the toolkit's own rules (MCPT-…) decide it too")
+	fs.StringVar(&c.protocol, "protocol", "auto", "which MCP protocol revisions to certify: 2025-11-25 (initialize and the tasks utility), 2026-07-28 (server/discover and the io.modelcontextprotocol/tasks extension), both, or auto (every revision the server answers); not to be confused with --profile")
 	fs.StringVar(&c.profile, "profile", "", "which rules decide the verdict: mcp (the MCP specification only; the toolkit's own MCPT-… rules are reported as recommendations) or mcptasks (those rules bind too); default mcp with --server, mcptasks for the built-in reference server")
 	fs.StringVar(&c.authContexts, "auth-contexts", "auto", "whether --header and --header-b are two authorization contexts: auto (yes when the server refuses a request without credentials with 401 or 403), yes, or no")
 	fs.BoolVar(&c.verbose, "v", false, "print every spec as it runs")
@@ -171,6 +173,12 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (*c
 	}
 	if v, ok := env("profile"); ok {
 		c.profile = v
+	}
+	if v, ok := env("protocol"); ok {
+		c.protocol = v
+	}
+	if _, err := suites.ParseProtocolSelection(c.protocol); err != nil {
+		return nil, usagef("--protocol: %v", err)
 	}
 	if v, ok := env("auth-contexts"); ok {
 		c.authContexts = v

@@ -127,6 +127,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if profile == "" {
 		profile = suites.ProfileMCP
 	}
+	protocols, _ := suites.ParseProtocolSelection(c.protocol) // checked by parseFlags
 	opts := []suites.Option{
 		suites.WithSpecTimeout(c.specTimeout),
 		suites.WithLabelFilter(c.labelFilter),
@@ -134,6 +135,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		suites.WithSeed(c.seed),
 		suites.WithStrict(c.strict),
 		suites.WithProfile(profile),
+		suites.WithProtocols(protocols),
 		suites.WithReportDir(c.reportDir),
 		suites.WithTimeoutScale(c.timeoutScale),
 		suites.WithConsole(c.verbose, c.noColor),

@@ -54,6 +54,18 @@ type rpcRequest struct {
 	Params json.RawMessage `json:"params"`
 }
 
+// mustJSON encodes a request as the JSON-RPC message it came in.
+func mustJSON(req *rpcRequest) []byte {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "method": req.Method, "params": req.Params})
+	return b
+}
+
+// modernRequest reports whether req is a 2026-07-28 request (its _meta
+// names a protocol version, or it is server/discover).
+func modernRequest(req *rpcRequest) bool {
+	return req.Method == "server/discover" || strings.Contains(string(req.Params), "io.modelcontextprotocol/protocolVersion")
+}
+
 // param decodes one member of the request's params ("" if absent).
 func (req *rpcRequest) param(key string) string {
 	var p map[string]json.RawMessage
@@ -334,6 +346,73 @@ func hasTaskParam(req *rpcRequest) bool {
 func brokenServers(tokA, tokB string) []brokenServer {
 	invalidParams := func(msg string) map[string]any { return map[string]any{"code": -32602, "message": msg} }
 	return []brokenServer{
+		// The 2026-07-28 profile.
+		{
+			name: "2026: answers tasks/get with resultType task", filter: "area:ext-get", want: "EXT-GET-011",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/get" && r["resultType"] != nil {
+					r["resultType"] = "task"
+				}
+			}},
+		},
+		{
+			name: "2026: nests the task in the CreateTaskResult", filter: "area:ext-create", want: "EXT-CREATE-006",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tools/call" && r["resultType"] == "task" {
+					r["task"] = map[string]any{"taskId": r["taskId"], "status": r["status"]}
+				}
+			}},
+		},
+		{
+			name: "2026: shows an isError task as failed", filter: "area:ext-get", want: "EXT-ERR-010",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/get" && r["status"] == "completed" {
+					if res, ok := r["result"].(map[string]any); ok && res["isError"] == true {
+						r["status"] = "failed"
+					}
+				}
+			}},
+		},
+		{
+			name: "2026: drops ttlMs", filter: "area:ext-create", want: "EXT-WIRE-001",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && (method == "tasks/get" || r["resultType"] == "task") {
+					delete(r, "ttlMs")
+				}
+			}},
+		},
+		{
+			name: "2026: still answers tasks/list", filter: "area:ext-compat", want: "EXT-COMPAT-006",
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				if req.Method == "tasks/list" && modernRequest(req) {
+					return answer(w, req, map[string]any{"resultType": "complete", "tasks": []any{}}, nil)
+				}
+				return false
+			}},
+		},
+		{
+			name: "2026: does not compare Mcp-Name with the taskId", filter: "area:ext-discover", want: "EXT-XPORT-003",
+			b: breakage{onRequest: func(_ http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if strings.HasPrefix(req.Method, "tasks/") && modernRequest(req) {
+					if id := req.param("taskId"); id != "" {
+						r.Header.Set("Mcp-Name", id)
+					}
+				}
+				return false
+			}},
+		},
+		{
+			name: "2026: answers tasks/* without the extension", filter: "area:ext-get", want: "EXT-ERR-004",
+			b: breakage{onRequest: func(_ http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if !strings.HasPrefix(req.Method, "tasks/") || !modernRequest(req) || strings.Contains(string(req.Params), "io.modelcontextprotocol/tasks") {
+					return false
+				}
+				body := strings.Replace(string(mustJSON(req)), `"io.modelcontextprotocol/clientCapabilities":{}`,
+					`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}`, 1)
+				replaceBody(r, []byte(body))
+				return false
+			}},
+		},
 		{
 			name: "sends a _meta that is not an object in tasks/get", filter: "area:poll", want: "TASKS-WIRE-GET-001", wantMsg: "GetTaskResult",
 			b: breakage{onMessage: func(method string, msg map[string]any) {

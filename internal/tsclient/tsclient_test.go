@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcptasks/mcptasks/internal/testenv"
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
 	"github.com/mcptasks/mcptasks/tasks/server"
 	"github.com/mcptasks/mcptasks/tasks/server/reference"
 )
@@ -179,6 +180,7 @@ func npmInto(cache, final string, prepare func(dir string) error, env []string, 
 // report is what scenario.mjs prints.
 type report struct {
 	Scenario string `json:"scenario"`
+	Era      string `json:"era"`
 	Events   []struct {
 		TaskID  string `json:"taskId"`
 		Status  string `json:"status"`
@@ -239,6 +241,14 @@ func (r *report) statuses() []string {
 // report.
 func run(t *testing.T, env clientEnv, url, scenario string) *report {
 	t.Helper()
+	return runWire(t, env, url, scenario, "")
+}
+
+// runWire is run with the client speaking the given protocol revision
+// ("" for the client's default, 2025-11-25; "2026-07-28" for the
+// extension's V2 wire).
+func runWire(t *testing.T, env clientEnv, url, scenario, wire string) *report {
+	t.Helper()
 	dir := t.TempDir()
 	script, err := os.ReadFile(filepath.Join("js", "scenario.mjs"))
 	if err != nil {
@@ -255,6 +265,7 @@ func run(t *testing.T, env clientEnv, url, scenario string) *report {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, env.node, "scenario.mjs", scenario, url, tokenAlice, tokenBob)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "MCPTASKS_WIRE="+wire)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -378,6 +389,83 @@ func TestOfficialTypeScriptClient(t *testing.T) {
 		t.Run(tt.scenario, func(t *testing.T) {
 			r := run(t, env, inst.URL, tt.scenario)
 			tt.check(t, r, stored(t, inst, alice, r.TaskID))
+		})
+	}
+}
+
+// The official TypeScript client, pinned to 2026-07-28, drives the
+// reference server's 2026-07-28 profile through @modelcontextprotocol/
+// ext-tasks' V2 wire: create and poll, input through tasks/update, cancel.
+func TestOfficialTypeScriptClient2026(t *testing.T) {
+	env := installClient(t)
+	inst, err := reference.Start(t.Context(), reference.Options{
+		Config: tasks.Config{PollInterval: 50 * time.Millisecond},
+		ServerOptions: []server.Option{server.WithTokenVerifier(server.NewStaticTokens(map[string]string{
+			tokenAlice: "alice", tokenBob: "bob",
+		}))},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := inst.Close(ctx); err != nil {
+			t.Errorf("closing the server: %v", err)
+		}
+	})
+	alice, err := tasks.ResolveOwner(tasks.Identity{Subject: "alice"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Tasks of the 2026-07-28 profile are stored under their own owner.
+	owner := protocol.ModernOwner(alice)
+
+	tests := []struct {
+		scenario string
+		check    func(t *testing.T, r *report, rec tasks.Record)
+	}{
+		{"create", func(t *testing.T, r *report, rec tasks.Record) {
+			if s := r.statuses(); len(s) == 0 || s[len(s)-1] != "completed" {
+				t.Errorf("polled statuses %v, want completed last", s)
+			}
+			if r.Outcome.Status != "completed" || r.Outcome.text() != "slept 300 ms" {
+				t.Errorf("outcome %+v, want completed with \"slept 300 ms\"", r.Outcome)
+			}
+			if rec.Status != tasks.StatusCompleted {
+				t.Errorf("stored status %q, want completed", rec.Status)
+			}
+		}},
+		{"input", func(t *testing.T, r *report, rec tasks.Record) {
+			if len(r.Inputs) != 1 {
+				t.Fatalf("the elicitation handler ran %d times, want once: %+v", len(r.Inputs), r.Inputs)
+			}
+			if in := r.Inputs[0]; in.Kind != "elicitation" || in.Message != "favourite colour?" || in.TaskID != r.TaskID {
+				t.Errorf("input %+v, want the elicitation of task %s", in, r.TaskID)
+			}
+			if r.Outcome.Status != "completed" || r.Outcome.text() != "answer: blue" {
+				t.Errorf("outcome %+v, want completed with \"answer: blue\"", r.Outcome)
+			}
+			if rec.Status != tasks.StatusCompleted || rec.Outcome == nil || !bytes.Contains(rec.Outcome.Result, []byte(`"answer":"blue"`)) {
+				t.Errorf("stored task %q with outcome %+v, want completed with the answer", rec.Status, rec.Outcome)
+			}
+		}},
+		{"cancel", func(t *testing.T, r *report, rec tasks.Record) {
+			if r.Outcome.Status != "cancelled" {
+				t.Errorf("outcome %+v, want cancelled", r.Outcome)
+			}
+			if rec.Status != tasks.StatusCancelled {
+				t.Errorf("stored status %q, want cancelled", rec.Status)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario, func(t *testing.T) {
+			r := runWire(t, env, inst.URL, tt.scenario, "2026-07-28")
+			if r.Era != "modern" {
+				t.Errorf("the client negotiated the %q era, want modern (2026-07-28)", r.Era)
+			}
+			tt.check(t, r, stored(t, inst, owner, r.TaskID))
 		})
 	}
 }

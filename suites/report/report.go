@@ -89,6 +89,9 @@ type Meta struct {
 	Strict bool
 	// Profile is ProfileMCP or ProfileToolkit; empty means ProfileMCP.
 	Profile string
+	// Protocols are the MCP protocol revisions whose specs the run
+	// certified ("2025-11-25", "2026-07-28"); empty for a store run.
+	Protocols []string
 }
 
 // bindsToolkit reports whether the toolkit's own rules decide the verdict.
@@ -153,8 +156,12 @@ type Report struct {
 	Strict         bool            `json:"strict"`
 	// Profile says which rules decide the verdict (ProfileMCP or
 	// ProfileToolkit).
-	Profile string  `json:"profile"`
-	Summary Summary `json:"summary"`
+	Profile string `json:"profile"`
+	// Protocols are the MCP protocol revisions certified by a server run
+	// (2025-11-25 through initialize, 2026-07-28 through server/discover
+	// and the tasks extension).
+	Protocols []string `json:"protocols,omitempty"`
+	Summary   Summary  `json:"summary"`
 	// HarnessErrors are problems outside any requirement: a failed suite
 	// node, an interrupted run, specs without a known requirement.
 	HarnessErrors []string `json:"harnessErrors"`
@@ -232,6 +239,7 @@ func FromGinkgo(gr types.Report, lookup func(id string) (Requirement, bool), met
 		LabelFilter:     meta.LabelFilter,
 		Strict:          meta.Strict,
 		Profile:         meta.Profile,
+		Protocols:       meta.Protocols,
 		HarnessErrors:   []string{},
 		Requirements:    []Entry{},
 		Recommendations: []Entry{},

@@ -128,6 +128,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "- label filter: `%s`\n", r.LabelFilter)
 	}
 	fmt.Fprintf(&b, "- profile: %s%s\n", r.Profile, strictNote(r.Strict))
+	if len(r.Protocols) > 0 {
+		fmt.Fprintf(&b, "- protocols certified: %s\n", strings.Join(r.Protocols, ", "))
+	}
 	fmt.Fprintf(&b, "- specs: %d (%d ran) in %.1f s\n\n", r.Summary.Specs, r.Summary.Ran, r.Summary.DurationSeconds)
 
 	b.WriteString("| level |")
@@ -215,7 +218,7 @@ details{margin:.2em 0}
 <h1>MCP tasks conformance</h1>
 <p><span class="verdict v-{{.Summary.Verdict}}">{{.Summary.Verdict}}</span>
  <span class="meta">{{.Mode}} mode{{with .Implementation}} · {{.Name}} {{.Version}}{{end}}{{range .Targets}} · {{.}}{{end}}
- · spec {{.SpecVersion}} · profile {{.Profile}}{{if .Strict}} (strict){{end}} · {{.Summary.Specs}} specs ({{.Summary.Ran}} ran) in {{printf "%.1f" .Summary.DurationSeconds}} s
+ · spec {{.SpecVersion}} · profile {{.Profile}}{{if .Strict}} (strict){{end}}{{if .Protocols}} · protocols {{range $i, $p := .Protocols}}{{if $i}}, {{end}}{{$p}}{{end}}{{end}} · {{.Summary.Specs}} specs ({{.Summary.Ran}} ran) in {{printf "%.1f" .Summary.DurationSeconds}} s
  · {{.Tool.Name}} {{.Tool.Version}}{{with .Tool.Commit}} ({{.}}){{end}} · {{.GeneratedAt.Format "2006-01-02 15:04:05Z07:00"}}</span></p>
 <table><tr><th>level</th>{{range $.Statuses}}<th>{{.}}</th>{{end}}</tr>
 {{range $l := $.Levels}}<tr><th>{{$l}}</th>{{range $s := $.Statuses}}{{$c := count $.R $l $s}}<td class="n{{if $c}} s-{{$s}}{{else}} zero{{end}}">{{$c}}</td>{{end}}</tr>
@@ -261,6 +264,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Verdict: %s (%d specs, %d ran)\n", r.Summary.Verdict, r.Summary.Specs, r.Summary.Ran)
+	if len(r.Protocols) > 0 {
+		fmt.Fprintf(&b, "Protocols certified: %s\n", strings.Join(r.Protocols, ", "))
+	}
 	for _, l := range Levels {
 		fmt.Fprintf(&b, "  %-6s", l)
 		for _, s := range Statuses {

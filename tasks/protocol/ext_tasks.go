@@ -557,10 +557,7 @@ func modernTask(rec tasks.Record) exttasks.DetailedTaskFields {
 		}
 	case (rec.Status == tasks.StatusCompleted || rec.Status == tasks.StatusFailed) && rec.Outcome != nil && rec.Outcome.Error == nil:
 		t.Status = exttasks.TaskStatus(tasks.StatusCompleted)
-		t.Result = rec.Outcome.Result
-		if len(t.Result) == 0 {
-			t.Result = json.RawMessage(`{}`)
-		}
+		t.Result = inlinedResult(rec.Outcome.Result)
 	case rec.Status == tasks.StatusFailed:
 		e := exttasks.Error{Code: wire.CodeInternalError, Message: "the task failed without a stored error"}
 		if rec.Outcome != nil && rec.Outcome.Error != nil {
@@ -568,9 +565,30 @@ func modernTask(rec tasks.Record) exttasks.DetailedTaskFields {
 		}
 		t.Error = &e
 	case rec.Status == tasks.StatusCompleted:
-		t.Result = json.RawMessage(`{}`)
+		t.Result = inlinedResult(nil)
 	}
 	return t
+}
+
+// inlinedResult is a stored tool result as a completed task shows it: a
+// 2026-07-28 CallToolResult, which carries resultType "complete". The
+// extension leaves resultType optional inside a task (EXT-DISC-13), but
+// the core's CallToolResult requires it and the official TypeScript
+// client rejects an inlined result without it.
+func inlinedResult(stored json.RawMessage) json.RawMessage {
+	if len(stored) == 0 {
+		stored = json.RawMessage(`{}`)
+	}
+	var probe struct {
+		ResultType *string `json:"resultType"`
+	}
+	if json.Unmarshal(stored, &probe) != nil || probe.ResultType != nil {
+		return stored
+	}
+	if out, err := setTop(stored, "resultType", exttasks.ResultTypeComplete); err == nil {
+		return out
+	}
+	return stored
 }
 
 // outstandingInput are the input requests stored in a task's variables

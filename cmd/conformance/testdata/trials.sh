@@ -7,7 +7,7 @@
 # of `make test`: the trials need the registries and take a few minutes.
 #
 #   cmd/conformance/testdata/trials.sh            # both
-#   cmd/conformance/testdata/trials.sh mcp-go     # one
+#   cmd/conformance/testdata/trials.sh mcp-go     # one (mcp-go, typescript-sdk, typescript-sdk-v2)
 #
 # The exit code is 0 when every trial ran (whatever its verdict; both SDKs
 # are expected to be non-conformant) and 1 when a server could not start.
@@ -68,5 +68,11 @@ if [ "$want" = all ] || [ "$want" = typescript-sdk ]; then
     --fixture sleep_required=delay --fixture-arg sleep_required.ms=duration \
     --fixture forbidden=greet --fixture-const 'forbidden.name="x"' \
     --fixture input=collect-user-info-task --fixture-arg input.question= || status=1
+fi
+if [ "$want" = all ] || [ "$want" = typescript-sdk-v2 ]; then
+  # The v2 server package has no server side of the tasks extension
+  # (docs/trial-ts-v2.md): the run shows which profiles it is certified in.
+  PORT=3918 trial typescript-sdk-v2 http://localhost:3918/mcp \
+    --fixture forbidden=greet --fixture sleep=slow_compute || status=1
 fi
 exit $status

@@ -3,25 +3,77 @@
 // prints one JSON object describing what happened; the Go test judges it.
 //
 //   node scenario.mjs <create|input|cancel|recover> <url> <token> [<token of another identity>]
+//
+// With MCPTASKS_WIRE=2026-07-28 the client negotiates the 2026-07-28
+// revision (server/discover, no initialize) and the extension library
+// speaks its V2 task wire (flat CreateTaskResult, tasks/update), its
+// requests posted by rawDispatch below with the routing headers.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createTaskSessionFromClient } from "@modelcontextprotocol/ext-tasks/client";
 
 const [scenario, url, token, otherToken] = process.argv.slice(2);
 const out = { scenario, events: [], inputs: [], errors: [] };
 
+const modern = process.env.MCPTASKS_WIRE === "2026-07-28";
+const clientInfo = { name: "mcptasks-tsclient-test", version: "1.0.0" };
+let nextId = 1;
+
+// rawDispatch posts one framed V2 request and returns its JSON-RPC
+// response, read from a JSON body or an event stream.
+function rawDispatcher(tok) {
+  return async (request, options) => {
+    const body = { jsonrpc: "2.0", ...request };
+    if (body.id === undefined) body.id = `raw-${nextId++}`;
+    const params = body.params ?? {};
+    const headers = {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      Authorization: `Bearer ${tok}`,
+      "MCP-Protocol-Version": "2026-07-28",
+      "Mcp-Method": body.method,
+    };
+    if (body.method === "tools/call" && typeof params.name === "string") headers["Mcp-Name"] = params.name;
+    if (body.method.startsWith("tasks/") && typeof params.taskId === "string") headers["Mcp-Name"] = params.taskId;
+    const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: options?.signal });
+    const text = await res.text();
+    if ((res.headers.get("content-type") ?? "").includes("text/event-stream")) {
+      for (const block of text.split(/\n\n/)) {
+        const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
+        if (!data) continue;
+        const msg = JSON.parse(data);
+        if (msg.id === body.id) return msg;
+      }
+      throw new Error(`no response to ${body.method} on the event stream`);
+    }
+    return JSON.parse(text);
+  };
+}
+
 async function connect(tok, onInput) {
-  const client = new Client(
-    { name: "mcptasks-tsclient-test", version: "1.0.0" },
-    { capabilities: { elicitation: { form: {} } } },
-  );
+  const capabilities = { elicitation: { form: {} } };
+  const client = new Client(clientInfo, modern
+    ? { capabilities: { ...capabilities, extensions: { "io.modelcontextprotocol/tasks": {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } }
+    : { capabilities });
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { Authorization: `Bearer ${tok}` } },
   });
   await client.connect(transport);
+  out.era = client.getProtocolEra?.();
+  const v2 = modern
+    ? {
+        rawDispatch: rawDispatcher(tok),
+        v2RequestFraming: {
+          protocolVersion: "2026-07-28",
+          clientInfo,
+          clientCapabilities: { ...capabilities, extensions: { "io.modelcontextprotocol/tasks": {} } },
+        },
+      }
+    : {};
   const session = createTaskSessionFromClient(client, {
     endpointId: "mcptasks-reference",
     onInputRequest: onInput,
     onError: (e) => out.errors.push(`${e.name}: ${e.message}`),
+    ...v2,
   });
   return { client, session };
 }
