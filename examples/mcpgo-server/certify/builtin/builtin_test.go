@@ -49,6 +49,12 @@ func TestBuiltinTasksStayNonConformant(t *testing.T) {
 	// requires the same ids to pass): the evidence must say why.
 	for _, p := range serve.BuiltinDefects {
 		e, ok := fails[p.ID]
+		if !ok && p.Unobserved != "" {
+			if st := statusOf(run, p.ID); st.Status == report.StatusNotApplicable && strings.Contains(st.Message, p.Unobserved) {
+				t.Logf("%s not observed in this run (%s): %s", p.ID, p.Why, st.Message)
+				continue
+			}
+		}
 		if !ok {
 			t.Errorf("%s (%s) did not fail on mcp-go's built-in tasks", p.ID, p.Why)
 			continue
@@ -60,4 +66,14 @@ func TestBuiltinTasksStayNonConformant(t *testing.T) {
 	if !rec.failed.Load() {
 		t.Error("Ginkgo reported no failed spec")
 	}
+}
+
+// statusOf returns the report entry of requirement id.
+func statusOf(run *suites.ServerRun, id string) report.Entry {
+	for _, e := range run.Report.Requirements {
+		if e.ID == id {
+			return e
+		}
+	}
+	return report.Entry{}
 }
