@@ -357,7 +357,6 @@ func (e *Engine) Start(ctx context.Context, owner Owner, p CreateParams, work Wo
 		id:      rec.ID,
 		method:  rec.Method,
 		current: rec,
-		done:    make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(r)
@@ -375,6 +374,7 @@ func (e *Engine) Start(ctx context.Context, owner Owner, p CreateParams, work Wo
 	e.mu.Unlock()
 	e.notify(rec)
 	if e.lease != nil {
+		r.done = make(chan struct{})
 		r.renewLease()
 		go r.keepLease()
 	}
@@ -601,4 +601,3 @@ func (e *Engine) forget(id string) {
 	delete(e.runs, id)
 	e.mu.Unlock()
 }
-
