@@ -183,6 +183,12 @@ type Engine struct {
 	epoch      time.Time    // engine start, for monotonic health times
 	lastFailed atomic.Int64 // time since epoch of the last transient store failure
 
+	// jobs hands work to an idle worker goroutine (see runWork); quit
+	// ends the idle workers when the engine closes.
+	jobs        chan job
+	quit        chan struct{}
+	idleWorkers atomic.Int32
+
 	mu      sync.Mutex
 	runs    map[string]*run
 	closed  bool
@@ -211,6 +217,8 @@ func NewEngine(store Store, cfg Config, opts ...EngineOption) *Engine {
 		epoch:          time.Now(),
 		runs:           make(map[string]*run),
 		bgDone:         make(chan struct{}),
+		jobs:           make(chan job),
+		quit:           make(chan struct{}),
 	}
 	e.hard, e.abandon = context.WithCancel(context.Background())
 	if ls, ok := store.(LeaseStore); ok {
@@ -349,7 +357,6 @@ func (e *Engine) Start(ctx context.Context, owner Owner, p CreateParams, work Wo
 		id:      rec.ID,
 		method:  rec.Method,
 		current: rec,
-		done:    make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(r)
@@ -367,11 +374,57 @@ func (e *Engine) Start(ctx context.Context, owner Owner, p CreateParams, work Wo
 	e.mu.Unlock()
 	e.notify(rec)
 	if e.lease != nil {
+		r.done = make(chan struct{})
 		r.renewLease()
 		go r.keepLease()
 	}
-	go r.execute(work)
+	e.runWork(job{r, work})
 	return rec, nil
+}
+
+// maxIdleWorkers bounds the worker goroutines kept waiting for work
+// after a burst of tasks (a few KiB of stack each). Under load the
+// scheduler lets hundreds of handed-out tasks queue before their workers
+// run, so a smaller pool would still start most goroutines afresh.
+const maxIdleWorkers = 256
+
+// job is one task's work for a worker goroutine.
+type job struct {
+	r    *run
+	work Work
+}
+
+// runWork runs j on its own goroutine: an idle worker when one waits,
+// else a new one. A worker that has run a task keeps its grown stack for
+// the next, so most tasks cost neither a new goroutine nor stack copying.
+func (e *Engine) runWork(j job) {
+	select {
+	case e.jobs <- j:
+		// Counted here, not by the worker: it may wait a while to be
+		// scheduled, and meanwhile it is not idle.
+		e.idleWorkers.Add(-1)
+	default:
+		go e.worker(j)
+	}
+}
+
+// worker runs j, then waits for more work while there are at most
+// maxIdleWorkers idle workers, until the engine closes.
+func (e *Engine) worker(j job) {
+	for {
+		j.r.execute(j.work)
+		j = job{}
+		if e.idleWorkers.Add(1) > maxIdleWorkers {
+			e.idleWorkers.Add(-1)
+			return
+		}
+		select {
+		case j = <-e.jobs:
+		case <-e.quit:
+			e.idleWorkers.Add(-1)
+			return
+		}
+	}
 }
 
 // Get returns the owner's task.
@@ -471,7 +524,10 @@ func (e *Engine) Cancel(ctx context.Context, owner Owner, id, message string) (R
 // that was not recorded; on a shared store the lease then lapses and
 // another instance ends the task as failed.
 func (e *Engine) Close(ctx context.Context) error {
-	e.closeMu.Do(func() { e.stopBg() })
+	e.closeMu.Do(func() {
+		e.stopBg()
+		close(e.quit)
+	})
 	stopAbandon := context.AfterFunc(ctx, e.abandon)
 	defer stopAbandon()
 	e.mu.Lock()

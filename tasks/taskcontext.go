@@ -61,7 +61,7 @@ type run struct {
 	method   string
 	progress ProgressFunc
 	input    InputFunc
-	done     chan struct{}
+	done     chan struct{} // closed when the work returns; only with leases
 
 	mu      sync.Mutex
 	current Record
@@ -107,7 +107,9 @@ const watchDelay = 10 * time.Millisecond
 func (r *run) execute(work Work) {
 	defer r.e.wg.Done()
 	defer r.e.forget(r.id)
-	defer close(r.done)
+	if r.done != nil {
+		defer close(r.done)
+	}
 	defer r.cancel(nil)
 	// Armed here, not at Start, so that a worker slow to be scheduled
 	// does not count against the delay.

@@ -92,6 +92,27 @@ func (x *index) remove(e *entry) {
 	x.blocks[bi] = b
 }
 
+// removeWhere deletes, in one pass, every entry for which gone returns
+// true; gone sees each entry once, in order. Blocks left empty are
+// dropped; the others keep their order (some may end up short).
+func (x *index) removeWhere(gone func(*entry) bool) {
+	blocks := x.blocks[:0]
+	for _, b := range x.blocks {
+		kept := b[:0]
+		for _, e := range b {
+			if !gone(e) {
+				kept = append(kept, e)
+			}
+		}
+		clear(b[len(kept):])
+		if len(kept) > 0 {
+			blocks = append(blocks, kept)
+		}
+	}
+	clear(x.blocks[len(blocks):])
+	x.blocks = blocks
+}
+
 // empty reports whether the index holds no entries.
 func (x *index) empty() bool { return len(x.blocks) == 0 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 // TestIndexMatchesSortedSlice drives the block index with random inserts
-// and removals (many sharing a millisecond, so ids break ties) and compares
+// removals and purges (many sharing a millisecond, so ids break ties) and compares
 // every walk with a plainly sorted slice.
 func TestIndexMatchesSortedSlice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -21,11 +21,26 @@ func TestIndexMatchesSortedSlice(t *testing.T) {
 	var ref []*entry
 	cmp := func(a, b *entry) int { return less(a, storekit.CursorOf(b.rec)) }
 	for step := range 6000 {
-		if len(ref) > 0 && rng.IntN(4) == 0 {
+		switch {
+		case len(ref) > 0 && rng.IntN(100) == 0:
+			// A purge: every entry created before a random instant, plus
+			// those whose id ends in a random digit.
+			cut := base.Add(time.Duration(rng.IntN(40)) * time.Millisecond)
+			digit := fmt.Sprintf("%x", rng.IntN(16))
+			gone := func(e *entry) bool {
+				return e.rec.CreatedAt.Before(cut) || e.rec.ID[len(e.rec.ID)-1:] == digit
+			}
+			var seen []*entry
+			x.removeWhere(func(e *entry) bool { seen = append(seen, e); return gone(e) })
+			if !slices.Equal(seen, ref) {
+				t.Fatalf("step %d: removeWhere did not see every entry once, in order", step)
+			}
+			ref = slices.DeleteFunc(ref, gone)
+		case len(ref) > 0 && rng.IntN(4) == 0:
 			i := rng.IntN(len(ref))
 			x.remove(ref[i])
 			ref = slices.Delete(ref, i, i+1)
-		} else {
+		default:
 			e := &entry{rec: tasks.Record{
 				ID:        fmt.Sprintf("%08x", rng.Uint32()),
 				CreatedAt: base.Add(time.Duration(rng.IntN(40)) * time.Millisecond),

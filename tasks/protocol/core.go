@@ -211,9 +211,9 @@ func (c *Core) removeSession(sess Session) {
 	defer c.smu.Unlock()
 	list := c.byOwner[o]
 	if i := slices.Index(list, sess); i >= 0 {
-		list[i] = list[len(list)-1]
-		list[len(list)-1] = nil
-		list = list[:len(list)-1]
+		// A new array: sessionsOf hands out the old one without copying,
+		// and AddSession only ever writes past the length readers hold.
+		list = slices.Delete(slices.Clone(list), i, i+1)
 	}
 	if len(list) == 0 {
 		delete(c.byOwner, o)
@@ -222,11 +222,13 @@ func (c *Core) removeSession(sess Session) {
 	}
 }
 
-// sessionsOf returns a copy of owner's registered sessions.
+// sessionsOf returns owner's registered sessions. The slice is shared
+// and must not be modified: removeSession never changes an array it may
+// have handed out, so no copy is needed per notification.
 func (c *Core) sessionsOf(owner tasks.Owner) []Session {
 	c.smu.RLock()
 	defer c.smu.RUnlock()
-	return slices.Clone(c.byOwner[owner])
+	return c.byOwner[owner]
 }
 
 // onStatus sends notifications/tasks/status for a status change to every

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcptasks/mcptasks/schema/exttasks"
@@ -388,25 +389,33 @@ func (c *Core) startToolTask(ctx context.Context, owner tasks.Owner, ttl *time.D
 		c.LogRefusal("task creation refused", "owner", owner, "reason", "active task limit", "max_active_tasks", c.maxActive)
 		return tasks.Record{}, LimitError("task limit reached: this server already runs " + strconv.Itoa(c.maxActive) + " tasks, its limit for all requestors; retry when some finish")
 	}
-	started := make(chan struct{}, 1)
-	rec, err := c.engine.Start(ctx, owner, tasks.CreateParams{Method: "tools/call", TTL: ttl},
-		func(t tasks.TaskContext) (json.RawMessage, error) {
-			defer c.active.release()
-			started <- struct{}{}
-			call := *tc
-			call.Task = t
-			return tool.Handler(t, &call)
-		}, opts...)
+	w := &toolWork{c: c, handler: tool.Handler, call: tc}
+	rec, err := c.engine.Start(ctx, owner, tasks.CreateParams{Method: "tools/call", TTL: ttl}, w.run, opts...)
 	if err != nil {
-		select {
-		case <-started:
-		default:
+		if !w.started.Load() {
 			c.active.release()
 		}
 		return tasks.Record{}, err
 	}
 	c.retained.add(rec)
 	return rec, nil
+}
+
+// toolWork is the work of a tool called as a task; tc belongs to it once
+// the task starts.
+type toolWork struct {
+	c       *Core
+	handler ToolHandler
+	call    *ToolCall
+	// started: the work ran, and so releases its active-task slot itself.
+	started atomic.Bool
+}
+
+func (w *toolWork) run(t tasks.TaskContext) (json.RawMessage, error) {
+	defer w.c.active.release()
+	w.started.Store(true)
+	w.call.Task = t
+	return w.handler(t, w.call)
 }
 
 // taskIDParam reads a non-empty taskId.

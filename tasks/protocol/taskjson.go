@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/json"
 	"strconv"
+	"time"
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/wire"
@@ -13,13 +14,34 @@ import (
 // gives exactly the bytes encoding/json gives for the same value
 // (TestTaskJSONMatchesEncodingJSON).
 
+// appendTime appends t in UTC as t.UTC().AppendFormat(b, TimeLayout)
+// does, writing the digits directly for years 0 to 9999 instead of
+// interpreting the layout (TestAppendTimeMatchesAppendFormat).
+func appendTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(b, TimeLayout)
+	}
+	hour, minute, sec := t.Clock()
+	ms := t.Nanosecond() / int(time.Millisecond)
+	return append(b,
+		byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
+		byte('0'+int(month)/10), byte('0'+int(month)%10), '-',
+		byte('0'+day/10), byte('0'+day%10), 'T',
+		byte('0'+hour/10), byte('0'+hour%10), ':',
+		byte('0'+minute/10), byte('0'+minute%10), ':',
+		byte('0'+sec/10), byte('0'+sec%10), '.',
+		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
+}
+
 // appendTask appends the JSON of WireTask(r): the members in the
 // order of schema.Task's fields.
 func appendTask(b []byte, r tasks.Record) []byte {
 	b = append(b, `{"createdAt":"`...)
-	b = r.CreatedAt.UTC().AppendFormat(b, TimeLayout)
+	b = appendTime(b, r.CreatedAt)
 	b = append(b, `","lastUpdatedAt":"`...)
-	b = r.LastUpdatedAt.UTC().AppendFormat(b, TimeLayout)
+	b = appendTime(b, r.LastUpdatedAt)
 	b = append(b, '"')
 	if r.PollInterval > 0 {
 		b = append(b, `,"pollInterval":`...)

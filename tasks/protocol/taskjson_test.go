@@ -80,3 +80,34 @@ func TestTaskJSONMatchesEncodingJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendTimeMatchesAppendFormat compares the direct writer with the
+// layout for times across the whole range, odd zones and the edges of
+// the years it writes itself.
+func TestAppendTimeMatchesAppendFormat(t *testing.T) {
+	zones := []*time.Location{time.UTC, time.FixedZone("plus", 5*3600+1800), time.FixedZone("minus", -11*3600)}
+	times := []time.Time{
+		{},
+		time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 6, 1, 12, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 28, 13, 5, 9, 1_500_000, time.UTC),
+		time.Date(2026, 2, 28, 23, 59, 59, 999_500_000, time.UTC),
+		time.Now(),
+	}
+	seed := time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 2000 {
+		// A spread of instants from 1970 to about 2100, nanoseconds included.
+		times = append(times, seed.Add(time.Duration(i)*(2*time.Hour*24*23+time.Hour*7+time.Minute*13+time.Second*17+time.Nanosecond*987_654_321)))
+	}
+	for _, tm := range times {
+		for _, z := range zones {
+			in := tm.In(z)
+			want := in.UTC().AppendFormat([]byte("x"), TimeLayout)
+			if got := appendTime([]byte("x"), in); !bytes.Equal(got, want) {
+				t.Fatalf("appendTime(%v) = %s, want %s", in, got, want)
+			}
+		}
+	}
+}

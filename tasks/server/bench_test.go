@@ -139,59 +139,75 @@ func BenchmarkTasksGetHandler(b *testing.B) {
 func BenchmarkCreateTaskIdleSessions(b *testing.B) {
 	for _, idle := range []int{8, 10_000} {
 		b.Run(fmt.Sprintf("idle=%d", idle), func(b *testing.B) {
-			inst, err := reference.Start(context.Background(), reference.Options{
-				Config: tasks.Config{MaxTasksPerOwner: -1},
-				ServerOptions: []server.Option{
-					server.WithMaxSessions(-1), server.WithMaxSessionsPerIdentity(-1),
-					server.WithMaxActiveTasks(-1), server.WithMaxRetainedTasks(-1, -1),
-				},
-			})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer inst.Close(context.Background())
-			serve := func(h http.Header, body string) *httptest.ResponseRecorder {
-				req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
-				req.Header = h
-				w := httptest.NewRecorder()
-				inst.Server.ServeHTTP(w, req)
-				if w.Code != http.StatusOK {
-					b.Fatalf("HTTP %d %s", w.Code, w.Body)
-				}
-				return w
-			}
-			base := http.Header{}
-			base.Set("Content-Type", "application/json")
-			base.Set("Accept", "application/json, text/event-stream")
-			const initBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
-			for range idle {
-				serve(base.Clone(), initBody)
-			}
-			h := base.Clone()
-			h.Set(server.HeaderSessionID, serve(base.Clone(), initBody).Header().Get(server.HeaderSessionID))
-			h.Set(server.HeaderProtocolVersion, "2025-11-25")
-			if n := inst.Server.SessionCount(); n != idle+1 {
-				b.Fatalf("%d sessions open, want %d", n, idle+1)
-			}
-			const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fixture_sleep","arguments":{"ms":0},"task":{}}}`
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu0 := processCPU()
-			for b.Loop() {
-				w := serve(h, call)
-				if !bytes.Contains(w.Body.Bytes(), []byte(`"taskId"`)) {
-					b.Fatalf("no task: %s", w.Body)
-				}
-			}
-			// Let the last tasks finish, so that the CPU of their
-			// completion counts, before the engine closes.
-			deadline := time.Now().Add(30 * time.Second)
-			for inst.Engine.Running() > 0 && time.Now().Before(deadline) {
-				time.Sleep(time.Millisecond)
-			}
-			b.StopTimer()
-			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tasks/s")
+			benchCreateTasks(b, idle, "{}", nil)
 		})
 	}
+}
+
+// BenchmarkCreateTaskTTL is task creation as cmd/taskload measures it:
+// every task asks for a ttl of 1 s and the engine deletes expired tasks
+// every 10 s (the taskserver default), so in steady state the cost of
+// retaining, expiring and deleting tasks counts too. Run it for several
+// seconds (-benchtime 20s) for that steady state to dominate.
+func BenchmarkCreateTaskTTL(b *testing.B) {
+	benchCreateTasks(b, 8, `{"ttl":1000}`, []tasks.EngineOption{tasks.WithReapInterval(10 * time.Second)})
+}
+
+// benchCreateTasks creates tasks (task member taskJSON) on one session
+// while idle other sessions sit idle, and reports CPU per task.
+func benchCreateTasks(b *testing.B, idle int, taskJSON string, eopts []tasks.EngineOption) {
+	inst, err := reference.Start(context.Background(), reference.Options{
+		EngineOptions: eopts,
+		Config:        tasks.Config{MaxTasksPerOwner: -1},
+		ServerOptions: []server.Option{
+			server.WithMaxSessions(-1), server.WithMaxSessionsPerIdentity(-1),
+			server.WithMaxActiveTasks(-1), server.WithMaxRetainedTasks(-1, -1),
+		},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer inst.Close(context.Background())
+	serve := func(h http.Header, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+		req.Header = h
+		w := httptest.NewRecorder()
+		inst.Server.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatalf("HTTP %d %s", w.Code, w.Body)
+		}
+		return w
+	}
+	base := http.Header{}
+	base.Set("Content-Type", "application/json")
+	base.Set("Accept", "application/json, text/event-stream")
+	const initBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
+	for range idle {
+		serve(base.Clone(), initBody)
+	}
+	h := base.Clone()
+	h.Set(server.HeaderSessionID, serve(base.Clone(), initBody).Header().Get(server.HeaderSessionID))
+	h.Set(server.HeaderProtocolVersion, "2025-11-25")
+	if n := inst.Server.SessionCount(); n != idle+1 {
+		b.Fatalf("%d sessions open, want %d", n, idle+1)
+	}
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fixture_sleep","arguments":{"ms":0},"task":` + taskJSON + `}}`
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := processCPU()
+	for b.Loop() {
+		w := serve(h, call)
+		if !bytes.Contains(w.Body.Bytes(), []byte(`"taskId"`)) {
+			b.Fatalf("no task: %s", w.Body)
+		}
+	}
+	// Let the last tasks finish, so that the CPU of their
+	// completion counts, before the engine closes.
+	deadline := time.Now().Add(30 * time.Second)
+	for inst.Engine.Running() > 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tasks/s")
 }

@@ -65,16 +65,14 @@ func (s *Server) dispatch(c *call) []byte {
 		return appendError(nil, c.id, rpcErr(wire.CodeInvalidRequest, "the session is not initialized: send initialize first"))
 	}
 	if protocol.LongRunning(c.method) {
-		release, ok := s.waiting.acquire(c.sess.ident)
-		if !ok {
+		if !s.waiting.take(c.sess.ident) {
 			s.logRefusal("request refused", "identity", c.sess.ident, "method", c.method, "max_waiting_per_identity", s.waiting.max)
 			return appendError(nil, c.id, waitingLimitErr(s.waiting.max))
 		}
-		defer release()
+		defer s.waiting.give(c.sess.ident)
 		ctx, cancel := context.WithCancelCause(c.ctx)
 		defer cancel(nil)
-		untrack := c.sess.track(c.id, cancel)
-		defer untrack()
+		defer c.sess.untrack(c.sess.trackKey(c.id, cancel))
 		c.ctx = ctx
 		if p, ok := c.out.(pinger); ok && c.method == wire.MethodTasksResult {
 			defer s.keepAlive(p)()

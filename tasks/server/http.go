@@ -306,6 +306,9 @@ func mustJSON(v any) json.RawMessage {
 
 // canonicalID renders a request id the same way however it was spelled.
 func canonicalID(raw json.RawMessage) json.RawMessage {
+	if plainID(raw) {
+		return raw
+	}
 	var id schema.RequestID
 	if json.Unmarshal(raw, &id) != nil {
 		return raw
@@ -315,6 +318,41 @@ func canonicalID(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return b
+}
+
+// plainID reports whether raw is already in the form canonicalID gives:
+// an integer written with digits only (an optional minus sign, no
+// leading zero), or a string of printable ASCII that encoding/json writes
+// back unchanged (no quote, backslash, <, > or &). Most ids are, and for
+// them canonicalID costs no decoding.
+func plainID(raw []byte) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	if raw[0] == '"' {
+		if len(raw) < 2 || raw[len(raw)-1] != '"' {
+			return false
+		}
+		for _, c := range raw[1 : len(raw)-1] {
+			if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+				return false
+			}
+		}
+		return true
+	}
+	digits := raw
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 || (digits[0] == '0' && len(digits) > 1) {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func acceptsSSE(r *http.Request) bool {

@@ -205,15 +205,25 @@ func (s *session) attachGET(parent context.Context) (context.Context, func()) {
 // track registers an in-flight request so notifications/cancelled can end
 // it; the returned function unregisters it.
 func (s *session) track(id json.RawMessage, cancel context.CancelCauseFunc) func() {
+	key := s.trackKey(id, cancel)
+	return func() { s.untrack(key) }
+}
+
+// trackKey is track without the closure: it returns the key to pass to
+// untrack once the request ends.
+func (s *session) trackKey(id json.RawMessage, cancel context.CancelCauseFunc) string {
 	key := string(canonicalID(id))
 	s.mu.Lock()
 	s.inflight[key] = cancel
 	s.mu.Unlock()
-	return func() {
-		s.mu.Lock()
-		delete(s.inflight, key)
-		s.mu.Unlock()
-	}
+	return key
+}
+
+// untrack forgets the in-flight request trackKey registered.
+func (s *session) untrack(key string) {
+	s.mu.Lock()
+	delete(s.inflight, key)
+	s.mu.Unlock()
 }
 
 // cancelRequest ends the named in-flight request; unknown ids are ignored.

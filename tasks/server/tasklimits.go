@@ -72,27 +72,40 @@ type identSlots struct {
 // acquire takes a slot for ident ("" is never counted); the returned
 // release must be called once. ok is false at the cap.
 func (w *identSlots) acquire(ident string) (release func(), ok bool) {
+	if !w.take(ident) {
+		return nil, false
+	}
+	var once sync.Once
+	return func() { once.Do(func() { w.give(ident) }) }, true
+}
+
+// take is acquire without the release function, for callers that pair it
+// with exactly one give (no allocation per request).
+func (w *identSlots) take(ident string) bool {
 	if ident == "" || w.max <= 0 {
-		return func() {}, true
+		return true
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.n[ident] >= w.max {
-		return nil, false
+		return false
 	}
 	w.n[ident]++
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			if v := w.n[ident] - 1; v > 0 {
-				w.n[ident] = v
-			} else {
-				delete(w.n, ident)
-			}
-		})
-	}, true
+	return true
+}
+
+// give returns the slot of ident that take gave.
+func (w *identSlots) give(ident string) {
+	if ident == "" || w.max <= 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if v := w.n[ident] - 1; v > 0 {
+		w.n[ident] = v
+	} else {
+		delete(w.n, ident)
+	}
 }
 
 func waitingLimitErr(max int) *tasks.RPCError {
