@@ -357,6 +357,9 @@ func (e *Engine) Start(ctx context.Context, owner Owner, p CreateParams, work Wo
 		id:      rec.ID,
 		method:  rec.Method,
 		current: rec,
+		// inputTurn is made here, not lazily, so RequireInput needs no
+		// lock to reach it.
+		inputTurn: make(chan struct{}, 1),
 	}
 	for _, o := range opts {
 		o(r)

@@ -39,8 +39,10 @@ type TaskContext interface {
 	// Progress reports progress to the requestor. Values must grow
 	// strictly; reports after the task ended fail with ErrTaskFinished.
 	Progress(p Progress) error
-	// RequireInput moves the task to input_required, hands req to the
-	// requestor and waits for the answer, then moves the task back to
+	// RequireInput hands req to the requestor and waits for the answer.
+	// Several calls may wait at once on one task: the first moves the task
+	// to input_required, and the task stays there until the last one
+	// outstanding is answered (or given up), which moves it back to
 	// working. It ends early when ctx or the task's context is done.
 	RequireInput(ctx context.Context, req InputRequest) (json.RawMessage, error)
 	// Complete ends the task successfully with result (a tool result with
@@ -71,6 +73,15 @@ type run struct {
 	ending       bool
 	lastProgress float64
 	hasProgress  bool
+	// inputs counts the RequireInput calls waiting for an answer.
+	inputs int
+
+	// inputTurn serializes the status writes of RequireInput (a buffered
+	// channel of one, so a wait for it can end with a context): the move
+	// to input_required of the first outstanding request and the move back
+	// to working of the last one never overlap, so a late move back can
+	// never overtake the move of a newer request.
+	inputTurn chan struct{}
 }
 
 // errEndedElsewhere cancels work whose task was ended by another instance.
@@ -543,62 +554,100 @@ func (t *taskContext) RequireInput(ctx context.Context, req InputRequest) (json.
 		r.mu.Unlock()
 		return nil, &Error{Op: "require input", TaskID: r.id, Status: st, Err: ErrTaskFinished}
 	}
-	// Into input_required: retried while the store fails, until ctx or the
-	// work's context ends.
 	ictx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	unhook := context.AfterFunc(r.ctx, func() { stop(context.Cause(r.ctx)) })
 	defer unhook()
-	var rec Record
-	err := r.retry(ictx, "status input_required", func(actx context.Context) error {
-		var err error
-		rec, err = r.e.store.Transition(actx, r.owner, r.id, StatusInputRequired, "waiting for input from the requestor")
-		return err
-	})
+	rec, err := r.enterInput(ictx)
 	if err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
-	if r.finished || r.ending {
-		r.mu.Unlock()
-		return nil, &Error{Op: "require input", TaskID: r.id, Status: r.current.Status, Err: ErrTaskFinished}
-	}
-	r.current = rec
-	r.mu.Unlock()
-	r.e.notify(rec)
-
 	answer, ierr := r.input(ictx, rec, req)
-
-	// Back to working, even when the work's context is gone, so the task
-	// never stays input_required with nobody asking; retried until the
-	// store answers, the task ends, or the engine gives up.
-	r.mu.Lock()
-	back := !r.finished && !r.ending && r.current.Status == StatusInputRequired
-	r.mu.Unlock()
-	if back {
-		bctx, cancel := r.bound(context.WithoutCancel(r.ctx))
-		defer cancel()
-		var rec Record
-		err := r.retry(bctx, "status working", func(actx context.Context) error {
-			var err error
-			rec, err = r.e.store.Transition(actx, r.owner, r.id, StatusWorking, "")
-			return err
-		})
-		if err == nil {
-			r.mu.Lock()
-			if !r.finished {
-				r.current = rec
-			}
-			r.mu.Unlock()
-			r.e.notify(rec)
-		} else if ierr == nil {
-			ierr = err
-		}
+	if err := r.leaveInput(); err != nil && ierr == nil {
+		ierr = err
 	}
 	if ierr != nil {
 		return nil, ierr
 	}
 	return answer, nil
+}
+
+// enterInput counts one more outstanding input request and returns the
+// task as the request is made. The first outstanding request moves the
+// task to input_required, retried while the store fails until ctx ends;
+// later ones find it there already.
+func (r *run) enterInput(ctx context.Context) (Record, error) {
+	select {
+	case r.inputTurn <- struct{}{}:
+	case <-ctx.Done():
+		return Record{}, context.Cause(ctx)
+	}
+	defer func() { <-r.inputTurn }()
+	r.mu.Lock()
+	if r.finished || r.ending {
+		defer r.mu.Unlock()
+		return Record{}, &Error{Op: "require input", TaskID: r.id, Status: r.current.Status, Err: ErrTaskFinished}
+	}
+	if r.inputs > 0 {
+		r.inputs++
+		defer r.mu.Unlock()
+		return r.current, nil
+	}
+	r.mu.Unlock()
+	var rec Record
+	err := r.retry(ctx, "status input_required", func(actx context.Context) error {
+		var err error
+		rec, err = r.e.store.Transition(actx, r.owner, r.id, StatusInputRequired, "waiting for input from the requestor")
+		return err
+	})
+	if err != nil {
+		return Record{}, err
+	}
+	r.mu.Lock()
+	if r.finished || r.ending {
+		defer r.mu.Unlock()
+		return Record{}, &Error{Op: "require input", TaskID: r.id, Status: r.current.Status, Err: ErrTaskFinished}
+	}
+	r.inputs++
+	r.current = rec
+	r.mu.Unlock()
+	r.e.notify(rec)
+	return rec, nil
+}
+
+// leaveInput counts one outstanding input request less. When it was the
+// last one, the task moves back to working, even when the work's context
+// is gone, so the task never stays input_required with nobody asking;
+// that write is retried until the store answers, the task ends, or the
+// engine gives up.
+func (r *run) leaveInput() error {
+	r.inputTurn <- struct{}{}
+	defer func() { <-r.inputTurn }()
+	r.mu.Lock()
+	r.inputs--
+	back := r.inputs == 0 && !r.finished && !r.ending && r.current.Status == StatusInputRequired
+	r.mu.Unlock()
+	if !back {
+		return nil
+	}
+	bctx, cancel := r.bound(context.WithoutCancel(r.ctx))
+	defer cancel()
+	var rec Record
+	err := r.retry(bctx, "status working", func(actx context.Context) error {
+		var err error
+		rec, err = r.e.store.Transition(actx, r.owner, r.id, StatusWorking, "")
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	if !r.finished {
+		r.current = rec
+	}
+	r.mu.Unlock()
+	r.e.notify(rec)
+	return nil
 }
 
 func (t *taskContext) Complete(result json.RawMessage) error { return t.r.complete(result) }

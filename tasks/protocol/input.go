@@ -114,6 +114,10 @@ func (c *Core) input(ctx context.Context, rec tasks.Record, req tasks.InputReque
 	p.shown = c.shown.take(rec.ID, rec.Owner, time.Now())
 	c.pending[id] = p
 	b := c.inboxLocked(rec.ID)
+	// Another request of the task already shown: the task is
+	// input_required for the owner to see, so this one is as well (the
+	// status does not change again for a second outstanding request).
+	p.shown = p.shown || slices.ContainsFunc(b.items, func(q *pendingRequest) bool { return q.owner == rec.Owner && q.shown && !q.answered })
 	b.items = append(b.items, p)
 	b.signal()
 	to := c.standaloneLocked(b, p)
