@@ -17,8 +17,9 @@ import (
 // localReference is the in-process reference deployment the command
 // certifies when no --server is given: two instances of the reference
 // server over one memory store, with the fixture tools, a short poll
-// interval, two bearer tokens for two identities and one cursor key, so
-// a tasks/list cursor from either instance works on both.
+// interval, two bearer tokens for two identities, and one cursor key and
+// one requestState key, so a tasks/list cursor or a multi-round-trip
+// retry from either instance works on both.
 type localReference struct {
 	Config    suites.ServerConfig
 	instances []*reference.Instance
@@ -32,12 +33,14 @@ func startReference(ctx context.Context) (*localReference, error) {
 	store := memory.New(cfg)
 	verifier := server.NewStaticTokens(map[string]string{tokA: "conformance-a", tokB: "conformance-b"})
 	ref := &localReference{store: store}
+	// One requestState key for both instances, like the cursor key.
+	stateKey := []byte(randomToken())
 	for i := 0; i < 2; i++ {
 		inst, err := reference.Start(ctx, reference.Options{
 			Config:        cfg,
 			Store:         store,
 			EngineOptions: []tasks.EngineOption{tasks.WithReapInterval(time.Second)},
-			ServerOptions: []server.Option{server.WithTokenVerifier(verifier), server.WithAllowAnonymous(false)},
+			ServerOptions: []server.Option{server.WithTokenVerifier(verifier), server.WithAllowAnonymous(false), server.WithRequestStateKey(stateKey)},
 		})
 		if err != nil {
 			ref.Close()

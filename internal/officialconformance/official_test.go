@@ -47,13 +47,10 @@ var scenarios = []string{
 }
 
 // exceptions are the official checks allowed to fail, each with the
-// reason (the same list is in docs/ext-tasks.md).
-var exceptions = map[string]string{
-	"sep-2663-mrtr-synchronous-before-task-creation": "the reference server has no multi-round-trip (InputRequiredResult) tools/call, so it never combines MRTR with a task; " +
-		"EXT-MRTR-001 is a SHOULD for servers that do, and the check's fixture (test_tool_with_task answering InputRequiredResult first) cannot be served",
-	"tasks-mrtr-partial-fulfillment": "the task engine keeps one outstanding input request per task at a time (tasks.TaskContext.RequireInput), " +
-		"so the multi_input fixture shows one request, then the next; two requests outstanding at once are not implemented yet",
-}
+// reason (docs/ext-tasks.md lists them too). None is left: the two there
+// were (concurrent input requests of one task, and a multi-round-trip
+// tools/call before task creation) are implemented.
+var exceptions = map[string]string{}
 
 // check is one entry of a scenario's checks.json.
 type check struct {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcptasks/mcptasks/tasks"
+	"github.com/mcptasks/mcptasks/tasks/protocol"
 	"github.com/mcptasks/mcptasks/tasks/server"
 	"github.com/mcptasks/mcptasks/tasks/wire"
 )
@@ -97,15 +98,41 @@ func Tools() []server.Tool {
 				}
 				return text(fmt.Sprintf("multi_input: %s and %s", answers[0].Content, answers[1].Content), false), nil
 			}},
-		{Name: "test_tool_with_task", Description: "Sleeps briefly; runs only as a task.", TaskSupport: server.TaskRequired,
-			InputSchema: obj(``),
-			Handler: func(ctx context.Context, _ *server.ToolCall) (json.RawMessage, error) {
+		{Name: "test_tool_with_task", Description: "Asks for user_name before it becomes a task (a multi-round-trip tools/call), then greets that name from the task. Runs only as a task.",
+			TaskSupport: server.TaskRequired, InputSchema: obj(``),
+			Prepare: func(_ context.Context, c *server.ToolCall) error {
+				if _, ok := userName(c); ok {
+					return nil
+				}
+				params, err := json.Marshal(map[string]any{"mode": "form", "message": "What is your name?",
+					"requestedSchema": json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)})
+				if err != nil {
+					return err
+				}
+				return &protocol.InputRequired{Requests: map[string]tasks.InputRequest{"user_name": {Method: wire.MethodElicitationCreate, Params: params}}}
+			},
+			Handler: func(ctx context.Context, c *server.ToolCall) (json.RawMessage, error) {
+				name, _ := userName(c)
 				if err := sleep(ctx, 500*time.Millisecond); err != nil {
 					return nil, err
 				}
-				return text("test_tool_with_task done", false), nil
+				return text("test_tool_with_task: hello, "+name, false), nil
 			}},
 	}
+}
+
+// userName reads the accepted answer to test_tool_with_task's question.
+func userName(c *server.ToolCall) (string, bool) {
+	var a struct {
+		Action  string `json:"action"`
+		Content struct {
+			Name string `json:"name"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(c.InputResponses["user_name"], &a) != nil || a.Action != "accept" || a.Content.Name == "" {
+		return "", false
+	}
+	return a.Content.Name, true
 }
 
 // elicitResult is the part of an elicitation answer the fixtures read.

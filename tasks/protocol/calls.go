@@ -125,6 +125,17 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 		if hasToken {
 			tc.progress = plainProgress(caller, token)
 		}
+		// A plain call has no way to ask for input in this profile; as a
+		// task, Prepare runs in the task and asks through it.
+		if tool.Prepare != nil {
+			if err := safePrepare(tool.Prepare, ctx, tc); err != nil {
+				if _, ok := errors.AsType[*InputRequired](err); ok {
+					return nil, rpcErr(wire.CodeInvalidRequest, "tool "+strconv.Quote(p.Name)+" needs input before it can run, which "+ProtocolVersion+" offers only to a call made as a task")
+				}
+				return nil, err
+			}
+			tc.prepared = true
+		}
 		res, err := safeHandle(tool.Handler, ctx, tc)
 		if err != nil {
 			return nil, err

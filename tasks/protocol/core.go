@@ -133,6 +133,8 @@ type Core struct {
 
 	extWake broadcast  // see modernWake
 	shown   shownMarks // see inputShown
+
+	stateKey []byte // seals requestState (see WithRequestStateKey)
 }
 
 // New returns a core serving tasks on engine. It subscribes to the
@@ -159,6 +161,9 @@ func New(engine *tasks.Engine, opts ...Option) (*Core, error) {
 	}
 	for _, o := range opts {
 		o(c)
+	}
+	if c.stateKey == nil {
+		c.stateKey = newStateKey()
 	}
 	for _, t := range c.pendingTools {
 		if err := c.tools.Add(t); err != nil {

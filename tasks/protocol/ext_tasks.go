@@ -318,8 +318,10 @@ func (c *Core) modernToolsList(_ context.Context, _ ModernCaller, _ modernMeta, 
 func (c *Core) modernToolsCall(ctx context.Context, caller ModernCaller, m modernMeta, _ json.RawMessage, params json.RawMessage) (any, error) {
 	// A legacy "task" member is an unknown field here: it is not read.
 	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
+		Name           string          `json:"name"`
+		Arguments      json.RawMessage `json:"arguments"`
+		InputResponses json.RawMessage `json:"inputResponses"`
+		RequestState   *string         `json:"requestState"`
 	}
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
@@ -343,13 +345,29 @@ func (c *Core) modernToolsCall(ctx context.Context, caller ModernCaller, m moder
 		}
 	}
 	tc := &ToolCall{Name: p.Name, Arguments: args}
+	owner := ModernOwner(caller.Owner())
 	// The server decides: a tool that may run as a task does so whenever
 	// the request declared the extension.
 	asTask := m.extension && (tool.TaskSupport == TaskOptional || tool.TaskSupport == TaskRequired)
-	if !asTask {
-		if tool.TaskSupport == TaskRequired {
-			return nil, missingExtension("tool " + strconv.Quote(p.Name) + " runs only as a task, so calling it")
+	if !asTask && tool.TaskSupport == TaskRequired {
+		return nil, missingExtension("tool " + strconv.Quote(p.Name) + " runs only as a task, so calling it")
+	}
+	// Multi-round-trip input comes before anything runs: no task exists
+	// until Prepare is satisfied.
+	if tool.Prepare != nil {
+		if err := c.readRetry(owner, tc, p.InputResponses, p.RequestState); err != nil {
+			return nil, err
 		}
+		if err := safePrepare(tool.Prepare, ctx, tc); err != nil {
+			var ir *InputRequired
+			if errors.As(err, &ir) {
+				return c.inputRequiredResult(owner, m, tc, ir)
+			}
+			return nil, err
+		}
+		tc.prepared = true
+	}
+	if !asTask {
 		res, err := safeHandle(tool.Handler, ctx, tc)
 		if err != nil {
 			return nil, err
@@ -360,7 +378,6 @@ func (c *Core) modernToolsCall(ctx context.Context, caller ModernCaller, m moder
 		}
 		return out, nil
 	}
-	owner := ModernOwner(caller.Owner())
 	rec, err := c.startToolTask(ctx, owner, nil, tool, tc, tasks.WithInput(c.modernInput(m.elicitForm())))
 	if err != nil {
 		return nil, err
@@ -390,6 +407,9 @@ func (c *Core) startToolTask(ctx context.Context, owner tasks.Owner, ttl *time.D
 		return tasks.Record{}, LimitError("task limit reached: this server already runs " + strconv.Itoa(c.maxActive) + " tasks, its limit for all requestors; retry when some finish")
 	}
 	w := &toolWork{c: c, handler: tool.Handler, call: tc}
+	if tool.Prepare != nil && !tc.prepared {
+		w.prepare = tool.Prepare
+	}
 	rec, err := c.engine.Start(ctx, owner, tasks.CreateParams{Method: "tools/call", TTL: ttl}, w.run, opts...)
 	if err != nil {
 		if !w.started.Load() {
@@ -407,6 +427,9 @@ type toolWork struct {
 	c       *Core
 	handler ToolHandler
 	call    *ToolCall
+	// prepare is the tool's Prepare when it has not run yet (a call of
+	// the 2025-11-25 profile): it runs in the task, asking through it.
+	prepare func(context.Context, *ToolCall) error
 	// started: the work ran, and so releases its active-task slot itself.
 	started atomic.Bool
 }
@@ -415,6 +438,11 @@ func (w *toolWork) run(t tasks.TaskContext) (json.RawMessage, error) {
 	defer w.c.active.release()
 	w.started.Store(true)
 	w.call.Task = t
+	if w.prepare != nil {
+		if err := prepareInTask(t, w.prepare, w.call); err != nil {
+			return nil, err
+		}
+	}
 	return w.handler(t, w.call)
 }
 
@@ -675,9 +703,16 @@ func (c *Core) modernInput(elicitForm bool) tasks.InputFunc {
 				Message: "the request that created the task did not declare the elicitation capability (form mode), so the task cannot ask for input",
 				Data:    json.RawMessage(`{"requiredCapabilities":{"elicitation":{"form":{}}}}`)}
 		}
-		var b [6]byte
-		_, _ = rand.Read(b[:])
-		key := "input-" + hex.EncodeToString(b[:])
+		// A key names one request for the task's whole life: answered keys
+		// stay in the variables, and a new key is drawn until it is unused.
+		cur, err := c.engine.Get(ctx, rec.Owner, rec.ID)
+		if err != nil {
+			return nil, err
+		}
+		key := newInputKey()
+		for cur.Variables[inputRequestVar+key] != nil {
+			key = newInputKey()
+		}
 		body, err := json.Marshal(map[string]json.RawMessage{"method": mustMarshal(req.Method), "params": req.Params})
 		if err != nil {
 			return nil, err
@@ -712,6 +747,13 @@ func (c *Core) modernInput(elicitForm bool) tasks.InputFunc {
 			}
 		}
 	}
+}
+
+// newInputKey draws a random input request key.
+func newInputKey() string {
+	var b [9]byte
+	_, _ = rand.Read(b[:])
+	return "input-" + hex.EncodeToString(b[:])
 }
 
 func mustMarshal(v any) json.RawMessage {

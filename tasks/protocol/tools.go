@@ -30,6 +30,15 @@ type ToolCall struct {
 	Arguments json.RawMessage
 	// Task is the task the call runs as; nil for a plain call.
 	Task tasks.TaskContext
+	// InputResponses are the client's answers, by key, to the input the
+	// tool's Prepare asked for in the previous round (see InputRequired);
+	// nil in the first round. Only keys that round asked are kept.
+	InputResponses map[string]json.RawMessage
+	// State is the State of the previous round's InputRequired, verified
+	// by the core; nil in the first round.
+	State []byte
+	// prepared: the tool's Prepare already ran and is satisfied.
+	prepared bool
 	// progress reports progress for either kind of call; nil when the
 	// requestor sent no progressToken.
 	progress func(tasks.Progress) error
@@ -71,6 +80,16 @@ type Tool struct {
 	Validate func(args json.RawMessage) error
 	// Handler runs the tool.
 	Handler ToolHandler
+	// Prepare, if set, runs before Handler and before any task is
+	// created, with the call's arguments and, on a retry, the answers of
+	// the previous round. Returning an *InputRequired asks the client for
+	// input first: in the 2026-07-28 profile the tools/call is answered
+	// with an InputRequiredResult and the client retries it with the
+	// answers; when the call already runs as a task (2025-11-25) the
+	// input is asked through the task. Any other error fails the call.
+	// Handler then sees the InputResponses and State Prepare was last
+	// given.
+	Prepare func(ctx context.Context, call *ToolCall) error
 	// ImmediateResponse, if set, is asked for a message when a call of the
 	// tool starts a task; a non-empty answer is sent in the
 	// CreateTaskResult's _meta as io.modelcontextprotocol/model-immediate-response,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/mcptasks/mcptasks/schema"
@@ -28,6 +29,8 @@ const (
 	FixtureRPCErrorTool      = "fixture_rpc_error"
 	FixtureInputTool         = "fixture_input"
 	FixtureProgressTool      = "fixture_progress"
+	FixtureInputMultiTool    = "fixture_input_multi"
+	FixtureMRTRThenTaskTool  = "fixture_mrtr_then_task"
 )
 
 // Limits of fixture arguments.
@@ -80,6 +83,12 @@ func Fixtures() []Tool {
 		{Name: FixtureInputTool, Description: "Asks the requestor a question through a form elicitation, then returns the answer. Must run as a task.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"question":{"type":"string"}},"required":["question"]}`),
 			TaskSupport: TaskRequired, Validate: validateQuestion, Handler: inputHandler},
+		{Name: FixtureInputMultiTool, Description: "Asks the requestor two questions at once (two form elicitations outstanding together), then returns both answers. Must run as a task.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"question":{"type":"string"}},"required":["question"]}`),
+			TaskSupport: TaskRequired, Validate: validateQuestion, Handler: inputMultiHandler},
+		{Name: FixtureMRTRThenTaskTool, Description: "Asks the requestor a question before any task exists (a 2026-07-28 multi-round-trip tools/call answered with an InputRequiredResult), then runs as a task that returns the answer. Must run as a task.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"question":{"type":"string"}},"required":["question"]}`),
+			TaskSupport: TaskRequired, Validate: validateQuestion, Prepare: mrtrPrepare, Handler: mrtrHandler},
 		{Name: FixtureProgressTool, Description: "Runs for ms milliseconds in steps, reporting progress after each step.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":600000},"steps":{"type":"integer","minimum":1,"maximum":1000}}}`),
 			TaskSupport: TaskOptional, Validate: validateProgress, Handler: progressHandler},
@@ -263,6 +272,42 @@ func progressHandler(ctx context.Context, c *ToolCall) (json.RawMessage, error) 
 // answerSchema is the form fixture_input asks the requestor to fill.
 const answerSchema = `{"type":"object","properties":{"answer":{"type":"string","description":"your answer"}},"required":["answer"]}`
 
+// askRequest is the form elicitation the input fixtures send for
+// question.
+func askRequest(question string) (tasks.InputRequest, error) {
+	p := schema.ElicitRequestFormParams{Message: question}
+	if err := json.Unmarshal([]byte(answerSchema), &p.RequestedSchema); err != nil {
+		return tasks.InputRequest{}, err
+	}
+	params, err := json.Marshal(p)
+	if err != nil {
+		return tasks.InputRequest{}, err
+	}
+	return tasks.InputRequest{Method: wire.MethodElicitationCreate, Params: params}, nil
+}
+
+// readAnswer reads an elicitation answer: its action and, when accepted,
+// the answer field.
+func readAnswer(raw json.RawMessage) (schema.ElicitResultAction, string, error) {
+	var res schema.ElicitResult
+	if err := json.Unmarshal(raw, &res); err != nil || !res.Action.Valid() {
+		return "", "", &tasks.RPCError{Code: wire.CodeInvalidParams, Message: "the elicitation answer is not a valid ElicitResult"}
+	}
+	var answer string
+	if v, ok := res.Content["answer"]; ok && res.Action == schema.ElicitResultActionAccept {
+		_ = json.Unmarshal(v.Raw(), &answer)
+	}
+	return res.Action, answer, nil
+}
+
+// answerResult is the result of an input fixture for one answer.
+func answerResult(action schema.ElicitResultAction, answer string) json.RawMessage {
+	if action != schema.ElicitResultActionAccept {
+		return textResult(fmt.Sprintf("no answer: the requestor chose %s", action), map[string]string{"action": string(action)}, false)
+	}
+	return textResult("answer: "+answer, map[string]string{"action": string(action), "answer": answer}, false)
+}
+
 func inputHandler(ctx context.Context, c *ToolCall) (json.RawMessage, error) {
 	a, err := decodeFixture(c.Arguments)
 	if err != nil || a.Question == nil {
@@ -271,28 +316,90 @@ func inputHandler(ctx context.Context, c *ToolCall) (json.RawMessage, error) {
 	if c.Task == nil {
 		return nil, &tasks.RPCError{Code: wire.CodeMethodNotFound, Message: "fixture_input must run as a task"}
 	}
-	p := schema.ElicitRequestFormParams{Message: *a.Question}
-	if err := json.Unmarshal([]byte(answerSchema), &p.RequestedSchema); err != nil {
-		return nil, err
-	}
-	params, err := json.Marshal(p)
+	req, err := askRequest(*a.Question)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := c.Task.RequireInput(ctx, tasks.InputRequest{Method: wire.MethodElicitationCreate, Params: params})
+	raw, err := c.Task.RequireInput(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	var res schema.ElicitResult
-	if err := json.Unmarshal(raw, &res); err != nil || !res.Action.Valid() {
-		return nil, &tasks.RPCError{Code: wire.CodeInvalidParams, Message: "the elicitation answer is not a valid ElicitResult"}
+	action, answer, err := readAnswer(raw)
+	if err != nil {
+		return nil, err
 	}
-	if res.Action != schema.ElicitResultActionAccept {
-		return textResult(fmt.Sprintf("no answer: the requestor chose %s", res.Action), map[string]string{"action": string(res.Action)}, false), nil
+	return answerResult(action, answer), nil
+}
+
+// inputMultiHandler asks "question (1 of 2)" and "question (2 of 2)" at
+// the same time and returns both answers once both came.
+func inputMultiHandler(ctx context.Context, c *ToolCall) (json.RawMessage, error) {
+	a, err := decodeFixture(c.Arguments)
+	if err != nil || a.Question == nil {
+		return nil, errors.New("fixture_input_multi needs a question")
 	}
-	var answer string
-	if v, ok := res.Content["answer"]; ok {
-		_ = json.Unmarshal(v.Raw(), &answer)
+	if c.Task == nil {
+		return nil, &tasks.RPCError{Code: wire.CodeMethodNotFound, Message: "fixture_input_multi must run as a task"}
 	}
-	return textResult("answer: "+answer, map[string]string{"action": string(res.Action), "answer": answer}, false), nil
+	var wg sync.WaitGroup
+	answers := make([]string, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Go(func() {
+			req, err := askRequest(fmt.Sprintf("%s (%d of 2)", *a.Question, i+1))
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			raw, err := c.Task.RequireInput(ctx, req)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			action, answer, err := readAnswer(raw)
+			if err == nil && action != schema.ElicitResultActionAccept {
+				answer = "(" + string(action) + ")"
+			}
+			answers[i], errs[i] = answer, err
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return textResult("answers: "+answers[0]+", "+answers[1], map[string]string{"first": answers[0], "second": answers[1]}, false), nil
+}
+
+// mrtrKey is the input request key of fixture_mrtr_then_task.
+const mrtrKey = "answer"
+
+// mrtrPrepare asks the question until the retry carries an answer to it.
+func mrtrPrepare(_ context.Context, c *ToolCall) error {
+	a, err := decodeFixture(c.Arguments)
+	if err != nil || a.Question == nil {
+		return errors.New("fixture_mrtr_then_task needs a question")
+	}
+	if raw, ok := c.InputResponses[mrtrKey]; ok {
+		if _, _, err := readAnswer(raw); err == nil {
+			return nil
+		}
+	}
+	req, err := askRequest(*a.Question)
+	if err != nil {
+		return err
+	}
+	return &protocol.InputRequired{Requests: map[string]tasks.InputRequest{mrtrKey: req}}
+}
+
+// mrtrHandler runs as the task created once mrtrPrepare had its answer
+// and returns that answer.
+func mrtrHandler(ctx context.Context, c *ToolCall) (json.RawMessage, error) {
+	action, answer, err := readAnswer(c.InputResponses[mrtrKey])
+	if err != nil {
+		return nil, err
+	}
+	if err := sleep(ctx, 100); err != nil {
+		return nil, err
+	}
+	return answerResult(action, answer), nil
 }

@@ -280,3 +280,68 @@ func TestInputRequestOutlivesItsSession(t *testing.T) {
 		t.Errorf("second session got %d elicitations, want 1 on its tasks/result stream", len(msgs))
 	}
 }
+
+// In 2025-11-25 two input requests of one task outstanding together both
+// reach the client, on the tasks/result stream or, for a client that only
+// polls, on its GET stream; both answers are taken and the task
+// completes with both. A tool whose Prepare asks for input first (a
+// multi-round-trip tool in 2026-07-28) asks through its task here.
+func TestConcurrentInputRequests2025(t *testing.T) {
+	tests := []struct {
+		name     string
+		tool     string
+		args     map[string]any
+		viaGET   bool
+		requests int
+		want     []string
+	}{
+		{"two at once on tasks/result", server.FixtureInputMultiTool, map[string]any{"question": "colour?"}, false, 2, []string{"answers: 42, 42"}},
+		{"two at once on the GET stream", server.FixtureInputMultiTool, map[string]any{"question": "colour?"}, true, 2, []string{"answers: 42, 42"}},
+		{"prepare asks through the task", server.FixtureMRTRThenTaskTool, map[string]any{"question": "name?"}, false, 1, []string{"answer: 42"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inst := start(t, reference.Options{})
+			ctx := testCtx(t)
+			rec := &elicitRecorder{answer: map[string]any{"action": "accept", "content": map[string]any{"answer": "42"}}}
+			c := connect(t, inst.URL, client.WithRequestHandler(rec.handle))
+			if tt.viaGET {
+				if err := c.OpenStream(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ct, err := c.CallToolAsTask(ctx, tt.tool, tt.args, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := ct.Task.TaskID
+			if tt.viaGET {
+				if final := pollTerminal(ctx, t, c, id); final.Status != "completed" {
+					t.Fatalf("final status %q", final.Status)
+				}
+			}
+			payload, err := c.Result(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !bytes.Contains(payload, []byte(w)) {
+					t.Errorf("payload %s lacks %q", payload, w)
+				}
+			}
+			msgs := rec.messages()
+			if len(msgs) != tt.requests {
+				t.Fatalf("%d elicitations reached the client, want %d", len(msgs), tt.requests)
+			}
+			wantStream := client.StreamPOST
+			if tt.viaGET {
+				wantStream = client.StreamGET
+			}
+			for _, m := range msgs {
+				if m.Stream != wantStream {
+					t.Errorf("elicitation on stream %s, want %s", m.Stream, wantStream)
+				}
+			}
+		})
+	}
+}

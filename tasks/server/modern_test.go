@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -422,4 +423,188 @@ func TestLegacySessionIgnoresTheExtension(t *testing.T) {
 	if _, err := c.ListTasks(ctx, ""); err != nil {
 		t.Errorf("tasks/list on a legacy session: %v", err)
 	}
+}
+
+// mrtrCall posts a 2026-07-28 tools/call of fixture_mrtr_then_task with
+// extra params (inputResponses, requestState) and capabilities caps.
+func mrtrCall(ctx context.Context, t *testing.T, m *client.Modern, args map[string]any, extra map[string]any) (map[string]json.RawMessage, error) {
+	t.Helper()
+	params := map[string]any{"name": server.FixtureMRTRThenTaskTool, "arguments": args}
+	for k, v := range extra {
+		params[k] = v
+	}
+	raw, err := m.Call(ctx, "tools/call", params)
+	if err != nil {
+		return nil, err
+	}
+	var res map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("result %s: %v", raw, err)
+	}
+	return res, nil
+}
+
+func str(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// A multi-round-trip tools/call: the first round is an InputRequiredResult
+// with no task, the retry with the answer and the echoed requestState
+// creates the task, whose result carries the answer. The requestState is
+// bound to the call: tampered, replayed on other arguments or by another
+// requestor, it is refused; a retry without the answer is asked again.
+func TestModernMultiRoundTrip(t *testing.T) {
+	inst := start(t, reference.Options{})
+	ctx := testCtx(t)
+	m := client.NewModern(inst.URL)
+	args := map[string]any{"question": "name?"}
+
+	r1, err := mrtrCall(ctx, t, m, args, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw1, _ := json.Marshal(r1)
+	if err := v20260728.Validate("InputRequiredResult", raw1); err != nil {
+		t.Errorf("round 1 does not validate: %v\n%s", err, raw1)
+	}
+	if str(r1["resultType"]) != "input_required" || r1["taskId"] != nil || r1["requestState"] == nil {
+		t.Fatalf("round 1: %s", raw1)
+	}
+	var reqs map[string]struct {
+		Method string `json:"method"`
+	}
+	if err := json.Unmarshal(r1["inputRequests"], &reqs); err != nil || len(reqs) != 1 {
+		t.Fatalf("round 1 inputRequests: %s", r1["inputRequests"])
+	}
+	var key string
+	for k, v := range reqs {
+		key = k
+		if v.Method != "elicitation/create" {
+			t.Errorf("input request %q: %s", k, v.Method)
+		}
+	}
+	state := str(r1["requestState"])
+	answer := map[string]any{key: map[string]any{"action": "accept", "content": map[string]any{"answer": "Alice"}}}
+
+	// Refused: tampered state, other arguments, another requestor.
+	tampered := []byte(state)
+	tampered[len(tampered)/3] ^= 1
+	for name, c := range map[string]struct {
+		m     *client.Modern
+		args  map[string]any
+		state string
+	}{
+		"tampered":        {m, args, string(tampered)},
+		"other arguments": {m, map[string]any{"question": "other?"}, state},
+	} {
+		if _, err := mrtrCall(ctx, t, c.m, c.args, map[string]any{"inputResponses": answer, "requestState": c.state}); err == nil {
+			t.Errorf("%s requestState accepted", name)
+		} else {
+			wantModernCode(t, err, -32602)
+		}
+	}
+	// Without the answer the question comes again, without a task.
+	again, err := mrtrCall(ctx, t, m, args, map[string]any{"requestState": state})
+	if err != nil || str(again["resultType"]) != "input_required" || again["taskId"] != nil {
+		t.Errorf("retry without the answer: %v %v", err, again)
+	}
+	// Without the form elicitation capability the question cannot be asked.
+	noElicit := m.WithCapabilities(json.RawMessage(`{"extensions":{"io.modelcontextprotocol/tasks":{}}}`))
+	if _, err := mrtrCall(ctx, t, noElicit, args, nil); err == nil {
+		t.Error("an input request went to a client without elicitation")
+	} else {
+		wantModernCode(t, err, v20260728.CodeMissingRequiredClientCapability)
+	}
+
+	r2, err := mrtrCall(ctx, t, m, args, map[string]any{"inputResponses": answer, "requestState": state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if str(r2["resultType"]) != "task" || r2["requestState"] != nil || r2["inputRequests"] != nil {
+		t.Fatalf("round 2: %v", r2)
+	}
+	got, err := m.Poll(ctx, str(r2["taskId"]), 10*time.Millisecond, nil)
+	if err != nil || got.Status != exttasks.TaskStatusCompleted || !strings.Contains(string(got.Result), "Alice") {
+		t.Fatalf("task: %v %+v", err, got)
+	}
+}
+
+// The requestState of one requestor is refused for another.
+func TestModernMultiRoundTripOtherRequestor(t *testing.T) {
+	verifier := server.NewStaticTokens(map[string]string{"tok-a": "alice", "tok-b": "bob"})
+	inst := start(t, reference.Options{ServerOptions: []server.Option{server.WithTokenVerifier(verifier), server.WithAllowAnonymous(false)}})
+	ctx := testCtx(t)
+	a := client.NewModern(inst.URL, client.WithHeader("Authorization", "Bearer tok-a"))
+	b := client.NewModern(inst.URL, client.WithHeader("Authorization", "Bearer tok-b"))
+	args := map[string]any{"question": "name?"}
+	r1, err := mrtrCall(ctx, t, a, args, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := map[string]any{"requestState": str(r1["requestState"]),
+		"inputResponses": map[string]any{"answer": map[string]any{"action": "accept", "content": map[string]any{"answer": "x"}}}}
+	if _, err := mrtrCall(ctx, t, b, args, extra); err == nil {
+		t.Fatal("another requestor's requestState was accepted")
+	} else {
+		wantModernCode(t, err, -32602)
+	}
+	if r2, err := mrtrCall(ctx, t, a, args, extra); err != nil || str(r2["resultType"]) != "task" {
+		t.Fatalf("the requestor's own retry: %v %v", err, r2)
+	}
+}
+
+// Two input requests outstanding together: tasks/get lists both, an
+// answer to one leaves the task input_required with the other, and keys
+// are never reused while the task lives.
+func TestModernConcurrentInput(t *testing.T) {
+	inst := start(t, reference.Options{})
+	ctx := testCtx(t)
+	m := client.NewModern(inst.URL)
+	res, err := m.CallTool(ctx, server.FixtureInputMultiTool, map[string]any{"question": "colour?"})
+	if err != nil || res.Task == nil {
+		t.Fatalf("create: %v %+v", err, res)
+	}
+	id := res.Task.TaskID
+	var g exttasks.GetTaskResult
+	for len(g.InputRequests) < 2 {
+		if g, err = m.GetTask(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if g.Status != exttasks.TaskStatusWorking && g.Status != exttasks.TaskStatusInputRequired {
+			t.Fatalf("task ended: %+v", g)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if g.Status != exttasks.TaskStatusInputRequired || len(g.InputRequests) != 2 {
+		t.Fatalf("both requests: %+v", g)
+	}
+	keys := sortedKeys(g.InputRequests)
+	if err := m.UpdateTask(ctx, id, map[string]json.RawMessage{keys[0]: json.RawMessage(`{"action":"accept","content":{"answer":"red"}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := m.GetTask(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Status != exttasks.TaskStatusInputRequired || len(after.InputRequests) != 1 || after.InputRequests[keys[1]].Raw() == nil {
+		t.Fatalf("after one answer: %+v", after)
+	}
+	if err := m.UpdateTask(ctx, id, map[string]json.RawMessage{keys[1]: json.RawMessage(`{"action":"accept","content":{"answer":"blue"}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Poll(ctx, id, 10*time.Millisecond, nil)
+	if err != nil || got.Status != exttasks.TaskStatusCompleted || !strings.Contains(string(got.Result), "red") || !strings.Contains(string(got.Result), "blue") {
+		t.Fatalf("final: %v %+v", err, got)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

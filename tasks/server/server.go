@@ -115,6 +115,14 @@ func WithImplementation(info Implementation) Option {
 	return func(s *Server) { s.coreOpts = append(s.coreOpts, protocol.WithImplementation(info)) }
 }
 
+// WithRequestStateKey sets the key that seals the requestState of
+// multi-round-trip tool calls (see protocol.WithRequestStateKey). Give
+// every instance of a deployment the same key so a retry may reach any
+// of them; without it each server draws its own.
+func WithRequestStateKey(key []byte) Option {
+	return func(s *Server) { s.coreOpts = append(s.coreOpts, protocol.WithRequestStateKey(key)) }
+}
+
 // WithTools registers tools (see Registry.Add).
 func WithTools(tools ...Tool) Option {
 	return func(s *Server) {

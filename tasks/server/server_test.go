@@ -144,7 +144,7 @@ func TestToolsListAnnouncesTaskSupport(t *testing.T) {
 	want := map[string]string{
 		server.FixtureSleepTool: "optional", server.FixtureSleepRequiredTool: "required", server.FixtureForbiddenTool: "forbidden",
 		server.FixtureToolErrorTool: "optional", server.FixtureRPCErrorTool: "optional", server.FixtureInputTool: "required",
-		server.FixtureProgressTool: "optional",
+		server.FixtureProgressTool: "optional", server.FixtureInputMultiTool: "required", server.FixtureMRTRThenTaskTool: "required",
 	}
 	got := map[string]string{}
 	for _, tl := range tools {
