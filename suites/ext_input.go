@@ -3,6 +3,7 @@ package suites
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -205,4 +206,114 @@ var _ = describeServer("2026-07-28: input required and tasks/update", "ext-input
 		last := env.extTerminalReply(ctx, id)
 		Expect(last.str("status")).To(Equal(stCompleted), "an answered input task: %s", last)
 	})
+
+	// pollWhile polls the task until keep(reply) is false or the task
+	// timeout ends, and returns the last reply.
+	pollWhile := func(ctx SpecContext, id string, keep func(*extReply) bool) *extReply {
+		GinkgoHelper()
+		deadline := time.Now().Add(env.Config.TaskTimeout)
+		for {
+			r := env.extGet(ctx, id)
+			Expect(r.Error).To(BeNil(), "tasks/get of a task the harness created failed: %s", r)
+			if !keep(r) || extTerminal(r.str("status")) || time.Now().After(deadline) || ctx.Err() != nil {
+				return r
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+	}
+	// parkMulti creates an input_multi task and polls until it lists two
+	// input requests (or gives up), returning the last reply.
+	parkMulti := func(ctx SpecContext) (string, *extReply) {
+		GinkgoHelper()
+		id, _ := env.extCreate(ctx, FixtureInputMulti, map[string]any{"question": "conformance?"})
+		last := pollWhile(ctx, id, func(r *extReply) bool { return len(inputRequests(r)) < 2 })
+		Expect(extTerminal(last.str("status"))).To(BeFalse(), "the input_multi fixture's task ended before asking: %s", last)
+		return id, last
+	}
+	answerOne := func(r *extReply, key string) map[string]any {
+		return map[string]any{key: map[string]any{"action": "accept", "content": formAnswer(inputRequests(r)[key].Params)}}
+	}
+
+	env.It("lists every outstanding input request in inputRequests, and only those", "EXT-GET-007", func(ctx SpecContext) {
+		id, r := parkMulti(ctx)
+		keys := sortedKeys(inputRequests(r))
+		Expect(r.str("status")).To(Equal(stInputRequired), "the input_multi task with two requests outstanding: %s", r)
+		Expect(len(keys)).To(BeNumerically(">=", 2), "the input_multi fixture keeps two requests outstanding at once, but tasks/get listed %d within %s: %s", len(keys), env.Config.TaskTimeout, r)
+		Expect(update(ctx, id, answerOne(r, keys[0])).Error).To(BeNil(), "tasks/update answering %q", keys[0])
+		// The answer may take effect a little later (EXT-DISC-10).
+		after := pollWhile(ctx, id, func(g *extReply) bool {
+			_, still := inputRequests(g)[keys[0]]
+			return still && g.str("status") == stInputRequired
+		})
+		Expect(after.str("status")).To(Equal(stInputRequired), "with %q still unanswered the task left input_required: %s", keys[1], after)
+		Expect(inputRequests(after)).To(HaveKey(keys[1]), "the unanswered request %q is no longer listed: %s", keys[1], after)
+		Expect(inputRequests(after)).NotTo(HaveKey(keys[0]), "the answered request %q is still listed: %s", keys[0], after)
+		Expect(update(ctx, id, answerOne(after, keys[1])).Error).To(BeNil(), "tasks/update answering %q", keys[1])
+	})
+
+	// keyLedger drives a task to its end, answering its input requests
+	// one at a time (accept, or decline when declining), and checks on
+	// every poll that a key keeps naming the request it named first.
+	keyLedger := func(ctx SpecContext, id string, decline bool) {
+		GinkgoHelper()
+		seen := map[string]string{}
+		answered := map[string]bool{}
+		deadline := time.Now().Add(env.Config.TaskTimeout)
+		for ctx.Err() == nil {
+			r := env.extGet(ctx, id)
+			Expect(r.Error).To(BeNil(), "tasks/get of a task the harness created failed: %s", r)
+			var raw map[string]json.RawMessage
+			_ = json.Unmarshal(r.field("inputRequests"), &raw)
+			for _, k := range sortedKeys(raw) {
+				c := canonicalJSON(raw[k])
+				if first, ok := seen[k]; ok {
+					Expect(c).To(Equal(first), "the key %q first named the request %s and now names %s: %s", k, first, c, r)
+				}
+				seen[k] = c
+			}
+			if extTerminal(r.str("status")) || time.Now().After(deadline) {
+				return
+			}
+			for _, k := range sortedKeys(raw) {
+				if answered[k] {
+					continue
+				}
+				answered[k] = true
+				resp := answerOne(r, k)
+				if decline {
+					resp = map[string]any{k: map[string]any{"action": "decline"}}
+				}
+				Expect(update(ctx, id, resp).Error).To(BeNil(), "tasks/update answering %q", k)
+				break
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+	}
+
+	env.It("gives every input request of a task a key no other request of the task ever had", "EXT-INPUT-006", func(ctx SpecContext) {
+		id, _ := parkMulti(ctx)
+		keyLedger(ctx, id, false)
+	})
+
+	env.It("never lets one input key stand for two different requests", "EXT-INPUT-008", func(ctx SpecContext) {
+		id, _ := parkMulti(ctx)
+		keyLedger(ctx, id, false)
+		// A declined question may be asked again, under a new key.
+		id, _ = park(ctx)
+		keyLedger(ctx, id, true)
+	})
 })
+
+// canonicalJSON re-encodes raw with sorted members, so two encodings of
+// one value compare equal.
+func canonicalJSON(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
+}

@@ -89,12 +89,21 @@ var extRequirements = []Requirement{
 	{ID: "EXT-INPUT-019", Level: LevelMust, Section: secCore + "client/elicitation.mdx § Error Handling", Feature: FeatureExtTasks, Summary: "A declined elicitation does not leave the task parked on it."},
 	{ID: "EXT-INPUT-020", Level: LevelMust, Section: secMRTR + " § Server Requirements", Feature: FeatureExtTasks, Summary: "A task waiting for input that never comes stays pollable and cancellable."},
 	{ID: "EXT-INPUT-022", Level: LevelMust, Section: secMRTR, Feature: FeatureExtTasks, Summary: "The server sends no JSON-RPC requests to the client; input reaches it only through inputRequests."},
+	{ID: "EXT-GET-007", Level: LevelMust, Section: secExt + " § Task Polling", Feature: FeatureExtTasks, Summary: "inputRequests lists every request still waiting for an answer, not only the newest; an answered one leaves it."},
+	{ID: "EXT-INPUT-006", Level: LevelMust, Section: secExt + " § Task Update Requests", Feature: FeatureExtTasks, Summary: "Within a task an input key stands for one request only, for as long as the task lives."},
+	{ID: "EXT-INPUT-008", Level: LevelMust, Section: secExt + " § Task Update Requests", Feature: FeatureExtTasks, Summary: "No input key of a task ever names two different requests: its method and params stay the same on every poll."},
 	{ID: "EXT-MRTR-002", Level: LevelMust, Section: secMRTR + " § Supported Requests", Feature: FeatureExtTasks, Summary: "No tasks/* reply says resultType input_required."},
 	{ID: "EXT-UPDATE-002", Level: LevelMust, Section: secExt + " § Task Update Requests", Feature: FeatureExtTasks, Summary: "tasks/update is acknowledged with an empty result."},
 	{ID: "EXT-UPDATE-006", Level: LevelShould, Section: secExt + " § Task Update Requests", Feature: FeatureExtTasks, Summary: "Answers under keys that are not outstanding are acknowledged and change nothing."},
 	{ID: "EXT-UPDATE-009", Level: LevelMust, Section: secExt + " § Task Update Requests", Feature: FeatureExtTasks, Summary: "The tasks/update acknowledgement says resultType complete."},
 	{ID: "EXT-UPDATE-010", Level: LevelMay, Section: secExt + " § Example Message Flow", Feature: FeatureExtTasks, Summary: "An input task whose requests are all answered goes on to complete (informative in the catalog)."},
 	{ID: "EXT-UPDATE-011", Level: LevelShould, Section: secMRTR + " § Error Handling", Feature: FeatureExtTasks, Summary: "A malformed or missing inputResponses is refused with a JSON-RPC error and changes nothing."},
+
+	// Multi-round-trip tools/call before a task exists.
+	{ID: "EXT-MRTR-003", Level: LevelMust, Section: secMRTR + " § Server Requirements", Feature: FeatureExtTasks, Summary: "An InputRequiredResult carries inputRequests, requestState or both."},
+	{ID: "EXT-WIRE-038", Level: LevelMust, Section: secCoreWire + "InputRequiredResult", Feature: FeatureExtTasks, Summary: "An InputRequiredResult has a resultType and valid optional inputRequests and requestState, at least one of them present."},
+	{ID: "EXT-MRTR-001", Level: LevelShould, Section: secExt + " § Task Creation", Feature: FeatureExtTasks, Summary: "A server combining multi-round-trip input with a task ends the rounds first and then returns a CreateTaskResult, without requestState or inputRequests, whose task uses the answers."},
+	{ID: "EXT-MRTR-012", Level: LevelShould, Section: secMRTR + " § Error Handling", Feature: FeatureExtTasks, Summary: "A retry that lacks answers the server needs gets a new InputRequiredResult, not an error."},
 
 	// Cancellation.
 	{ID: "EXT-CANCEL-003", Level: LevelMust, Section: secExt + " § Task Cancellation", Feature: FeatureExtTasks, Summary: "tasks/cancel is acknowledged with an empty result, no task in it."},

@@ -40,6 +40,15 @@ const (
 	FixtureInput Role = "input"
 	// FixtureProgress reports {steps} progress notifications over {ms}.
 	FixtureProgress Role = "progress"
+	// FixtureInputMulti runs as a task that asks two form elicitations
+	// about {question} at the same time, takes their answers in any order
+	// and completes once both are answered (2026-07-28 specs only).
+	FixtureInputMulti Role = "input_multi"
+	// FixtureMRTRThenTask first answers a 2026-07-28 tools/call with an
+	// InputRequiredResult asking {question} by form elicitation (with or
+	// without a requestState) and, on the retry carrying the answer,
+	// returns a CreateTaskResult whose final result contains the answer.
+	FixtureMRTRThenTask Role = "mrtr_then_task"
 )
 
 // fixtureRoles lists every fixture role with the arguments it takes.
@@ -51,6 +60,8 @@ var fixtureRoles = map[Role][]string{
 	FixtureRPCError:      {"ms"},
 	FixtureInput:         {"question"},
 	FixtureProgress:      {"ms", "steps"},
+	FixtureInputMulti:    {"question"},
+	FixtureMRTRThenTask:  {"question"},
 }
 
 // ServerConfig says how to reach and exercise a live server.

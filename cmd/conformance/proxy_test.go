@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -340,6 +341,67 @@ func hasTaskParam(req *rpcRequest) bool {
 	return ok
 }
 
+// bareInputRequired strips both inputRequests and requestState from
+// every InputRequiredResult.
+var bareInputRequired = breakage{onMessage: func(method string, msg map[string]any) {
+	if r := resultOf(msg); r != nil && method == "tools/call" && r["resultType"] == "input_required" {
+		delete(r, "inputRequests")
+		delete(r, "requestState")
+	}
+}}
+
+// positionalInputKeys is a 2026-07-28 server that names the input
+// requests of a task by their position among those outstanding
+// (input-0, input-1, ...), translating answers back: once the first is
+// answered, input-0 names the request that was input-1.
+func positionalInputKeys(want string) brokenServer {
+	var mu sync.Mutex
+	byTask := map[string]map[string]string{} // task -> shown key -> real key
+	return brokenServer{
+		name: "2026: names input requests by position, so a key comes to name another request (" + want + ")", filter: "area:ext-input", want: want,
+		b: breakage{
+			onMessage: func(method string, msg map[string]any) {
+				r := resultOf(msg)
+				reqs, ok := r["inputRequests"].(map[string]any)
+				if method != "tasks/get" || !ok {
+					return
+				}
+				id, _ := r["taskId"].(string)
+				real := slices.Sorted(maps.Keys(reqs))
+				shown, back := map[string]any{}, map[string]string{}
+				for i, k := range real {
+					key := fmt.Sprintf("input-%d", i)
+					shown[key], back[key] = reqs[k], k
+				}
+				r["inputRequests"] = shown
+				mu.Lock()
+				byTask[id] = back
+				mu.Unlock()
+			},
+			onRequest: func(_ http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if req.Method != "tasks/update" || !modernRequest(req) {
+					return false
+				}
+				mu.Lock()
+				back := byTask[req.param("taskId")]
+				mu.Unlock()
+				setParams(r, req, func(p map[string]any) {
+					resp, _ := p["inputResponses"].(map[string]any)
+					out := map[string]any{}
+					for k, v := range resp {
+						if realKey, ok := back[k]; ok {
+							k = realKey
+						}
+						out[k] = v
+					}
+					p["inputResponses"] = out
+				})
+				return false
+			},
+		},
+	}
+}
+
 // brokenServers is the catalogue of deliberately broken servers. Each
 // entry is built fresh (its state is its own) and names the requirement the
 // suite must fail for it.
@@ -410,6 +472,46 @@ func brokenServers(tokA, tokB string) []brokenServer {
 				body := strings.Replace(string(mustJSON(req)), `"io.modelcontextprotocol/clientCapabilities":{}`,
 					`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}`, 1)
 				replaceBody(r, []byte(body))
+				return false
+			}},
+		},
+		{
+			name: "2026: lists only one of two outstanding input requests", filter: "area:ext-input", want: "EXT-GET-007",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tasks/get" {
+					if reqs, ok := r["inputRequests"].(map[string]any); ok && len(reqs) > 1 {
+						keep := slices.Max(slices.Collect(maps.Keys(reqs)))
+						r["inputRequests"] = map[string]any{keep: reqs[keep]}
+					}
+				}
+			}},
+		},
+		positionalInputKeys("EXT-INPUT-006"),
+		positionalInputKeys("EXT-INPUT-008"),
+		{
+			name: "2026: sends an InputRequiredResult with neither inputRequests nor requestState", filter: "area:ext-mrtr", want: "EXT-MRTR-003",
+			b: bareInputRequired,
+		},
+		{
+			name: "2026: sends an InputRequiredResult the core schema refuses", filter: "area:ext-mrtr", want: "EXT-WIRE-038",
+			b: bareInputRequired,
+		},
+		{
+			name: "2026: leaks the requestState into the CreateTaskResult", filter: "area:ext-mrtr", want: "EXT-MRTR-001",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tools/call" && r["resultType"] == "task" {
+					r["requestState"] = "leaked"
+				}
+			}},
+		},
+		{
+			name: "2026: refuses a retry that lacks answers", filter: "area:ext-mrtr", want: "EXT-MRTR-012",
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				var p map[string]json.RawMessage
+				_ = json.Unmarshal(req.Params, &p)
+				if req.Method == "tools/call" && modernRequest(req) && p["requestState"] != nil && p["inputResponses"] == nil {
+					return answer(w, req, nil, invalidParams("inputResponses is required on a retry"))
+				}
 				return false
 			}},
 		},
