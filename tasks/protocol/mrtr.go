@@ -292,24 +292,27 @@ func prepareInTask(t tasks.TaskContext, p func(context.Context, *ToolCall) error
 			raw json.RawMessage
 			err error
 		}
+		// The first request that fails gives up on the others: the round
+		// cannot be completed.
+		ctx, giveUp := context.WithCancelCause(t)
 		ch := make(chan answer, len(ir.Requests))
 		for k, r := range ir.Requests {
 			go func() {
-				raw, err := t.RequireInput(t, r)
+				raw, err := t.RequireInput(ctx, r)
+				if err != nil {
+					giveUp(err)
+				}
 				ch <- answer{k, raw, err}
 			}()
 		}
 		responses := make(map[string]json.RawMessage, len(ir.Requests))
-		var errs []error
 		for range ir.Requests {
-			a := <-ch
-			if a.err != nil {
-				errs = append(errs, a.err)
-				continue
+			if a := <-ch; a.err == nil {
+				responses[a.key] = a.raw
 			}
-			responses[a.key] = a.raw
 		}
-		if err := errors.Join(errs...); err != nil {
+		giveUp(nil)
+		if err := context.Cause(ctx); err != nil && len(responses) < len(ir.Requests) {
 			return err
 		}
 		tc.InputResponses, tc.State = responses, ir.State

@@ -1,10 +1,14 @@
 package protocol
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcptasks/mcptasks/tasks"
 )
 
 // A requestState opens only for the requestor, tool and arguments it was
@@ -93,5 +97,69 @@ func TestReadRetryKeepsAskedKeysOnly(t *testing.T) {
 	}
 	if err := c.readRetry("o", &ToolCall{Name: "t", Arguments: args}, json.RawMessage(`{"asked":1}`), &state); err == nil {
 		t.Error("a non-object answer was taken")
+	}
+}
+
+// Inside a task, a round whose one request fails gives up on the others
+// instead of waiting for them forever; a round fully answered runs
+// Prepare again with the answers.
+func TestPrepareInTask(t *testing.T) {
+	cases := []struct {
+		name    string
+		wantErr string
+	}{
+		{"one request fails", "no roots here"},
+		{"both answered", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTestCore(t)
+			input := func(ctx context.Context, _ tasks.Record, req tasks.InputRequest) (json.RawMessage, error) {
+				if req.Method == "roots/list" {
+					if tc.wantErr != "" {
+						return nil, errors.New(tc.wantErr)
+					}
+					return json.RawMessage(`{"roots":[]}`), nil
+				}
+				if tc.wantErr != "" {
+					<-ctx.Done() // never answered
+					return nil, context.Cause(ctx)
+				}
+				return json.RawMessage(`{"action":"accept"}`), nil
+			}
+			rounds := 0
+			prepare := func(_ context.Context, call *ToolCall) error {
+				rounds++
+				if len(call.InputResponses) == 2 {
+					return nil
+				}
+				return &InputRequired{Requests: map[string]tasks.InputRequest{
+					"a": {Method: "elicitation/create", Params: json.RawMessage(`{}`)},
+					"b": {Method: "roots/list"},
+				}}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			done := make(chan error, 1)
+			_, err := c.engine.Start(ctx, "alice", tasks.CreateParams{Method: "tools/call"}, func(tt tasks.TaskContext) (json.RawMessage, error) {
+				err := prepareInTask(tt, prepare, &ToolCall{Name: "t", Arguments: json.RawMessage(`{}`)})
+				done <- err
+				return json.RawMessage(`{"content":[]}`), nil
+			}, tasks.WithInput(input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				switch {
+				case tc.wantErr == "" && (err != nil || rounds != 2):
+					t.Errorf("err %v after %d rounds, want none after 2", err, rounds)
+				case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+					t.Errorf("err %v, want %q", err, tc.wantErr)
+				}
+			case <-ctx.Done():
+				t.Fatal("prepareInTask still waits")
+			}
+		})
 	}
 }
