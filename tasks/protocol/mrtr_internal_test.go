@@ -163,3 +163,77 @@ func TestPrepareInTask(t *testing.T) {
 		})
 	}
 }
+
+// A 2026-07-28 task that asks many questions, two at a time, gives each a
+// key of its own: no key is used twice over the task's life, and every
+// asked key stays stored (answered) so it can never come back.
+func TestModernInputKeysNeverReused(t *testing.T) {
+	const rounds = 10
+	c := newTestCore(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	owner := ModernOwner("alice")
+	rec, err := c.engine.Start(ctx, owner, tasks.CreateParams{Method: "tools/call"}, func(tt tasks.TaskContext) (json.RawMessage, error) {
+		for range rounds {
+			errs := make(chan error, 2)
+			for range 2 {
+				go func() {
+					_, err := tt.RequireInput(tt, tasks.InputRequest{Method: "elicitation/create", Params: json.RawMessage(`{"message":"q"}`)})
+					errs <- err
+				}()
+			}
+			if err := errors.Join(<-errs, <-errs); err != nil {
+				return nil, err
+			}
+		}
+		return json.RawMessage(`{"content":[]}`), nil
+	}, tasks.WithInput(c.modernInput(true)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for {
+		cur, err := c.engine.Get(ctx, owner, rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur.Status.Terminal() {
+			if cur.Status != tasks.StatusCompleted {
+				t.Fatalf("task ended %s: %s", cur.Status, cur.StatusMessage)
+			}
+			break
+		}
+		// Answer whatever is outstanding, as tasks/update does.
+		patch := map[string]json.RawMessage{}
+		for k := range outstandingInput(cur.Variables) {
+			if seen[k] {
+				t.Fatalf("key %q asked again", k)
+			}
+			seen[k] = true
+			patch[inputResponseVar+k] = json.RawMessage(`{"result":{"action":"accept"}}`)
+		}
+		if len(patch) > 0 {
+			if _, err := c.engine.Store().SetVariables(ctx, owner, rec.ID, patch); err != nil {
+				t.Fatal(err)
+			}
+			c.modernWake().signal()
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	final, err := c.engine.Get(ctx, owner, rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := 0
+	for k := range final.Variables {
+		if key, ok := strings.CutPrefix(k, inputRequestVar); ok {
+			stored++
+			if !seen[key] {
+				t.Errorf("stored key %q was never shown", key)
+			}
+		}
+	}
+	if len(seen) != 2*rounds || stored != 2*rounds {
+		t.Errorf("%d keys shown and %d stored, want %d distinct", len(seen), stored, 2*rounds)
+	}
+}
