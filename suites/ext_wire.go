@@ -448,10 +448,13 @@ var _ = describeServer("2026-07-28: wire shapes of task messages", "ext-wire", f
 		tour := env.walkTasks(ctx)
 		n := 0
 		for _, t := range tour.tasks {
-			if t.status() == stFailed {
-				n++
-				expectExtDef("FailedTask", t.raw, t.what)
+			if t.status() != stFailed {
+				continue
 			}
+			n++
+			// The other Task members are the other requirements' to judge.
+			Expect(t.member("error")).NotTo(BeNil(), "a failed task without error: %s", t.what)
+			expectExtDef("FailedTask/properties/error", t.member("error"), "the error of "+t.what)
 		}
 		if n == 0 {
 			NotApplicable("no task of the tour failed (the rpc_error fixture's task ended otherwise)")
