@@ -79,6 +79,15 @@ func (t *wireTour) ofKind(kind string) []wireTask {
 	return out
 }
 
+// needCreated makes the spec not-supported when the tour could not make
+// a task of the fixture of role.
+func (t *wireTour) needCreated(role Role) {
+	GinkgoHelper()
+	if t.created[role] == "" {
+		NotSupported("the server made no task of the %s fixture (no such tool, an error, or a synchronous answer)", role)
+	}
+}
+
 // wireTryCreate creates a task from the fixture of role when the server
 // has that fixture and answers with a task; "" otherwise. Optional parts
 // of a tour use it, so a server without the fixture is simply not
@@ -424,6 +433,7 @@ var _ = describeServer("2026-07-28: wire shapes of task messages", "ext-wire", f
 	env.It("gives an input_required task a non-empty inputRequests object", "EXT-WIRE-012", func(ctx SpecContext) {
 		env.extTool(FixtureInput)
 		tour := env.walkTasks(ctx)
+		tour.needCreated(FixtureInput)
 		n := 0
 		for _, t := range tour.tasks {
 			// A CreateTaskResult is a plain Task: only detailed tasks list
@@ -446,6 +456,7 @@ var _ = describeServer("2026-07-28: wire shapes of task messages", "ext-wire", f
 	env.It("gives a failed task an error with an integer code and a string message", "EXT-WIRE-014", func(ctx SpecContext) {
 		env.extTool(FixtureRPCError)
 		tour := env.walkTasks(ctx)
+		tour.needCreated(FixtureRPCError)
 		n := 0
 		for _, t := range tour.tasks {
 			if t.status() != stFailed {
@@ -552,6 +563,7 @@ var _ = describeServer("2026-07-28: wire shapes of task messages", "ext-wire", f
 	env.It("gives every inputRequests value the shape of a sampling, roots or elicitation request", "EXT-WIRE-026", func(ctx SpecContext) {
 		env.extTool(FixtureInput)
 		tour := env.walkTasks(ctx)
+		tour.needCreated(FixtureInput)
 		n := 0
 		for _, t := range tour.tasks {
 			var m map[string]json.RawMessage
