@@ -67,7 +67,9 @@ type extRequest struct {
 
 // extReply is the server's answer to one request.
 type extReply struct {
-	Method      string
+	Method string
+	// ID is the JSON-RPC id the harness gave the request.
+	ID          string
 	Status      int
 	Header      http.Header
 	ContentType string
@@ -262,7 +264,7 @@ func (env *ServerEnv) extSend(ctx context.Context, req extRequest) (*extReply, e
 		return nil, err
 	}
 	defer resp.Body.Close()
-	r := &extReply{Method: req.Method, Status: resp.StatusCode, Header: resp.Header, ContentType: resp.Header.Get("Content-Type")}
+	r := &extReply{Method: req.Method, ID: id, Status: resp.StatusCode, Header: resp.Header, ContentType: resp.Header.Get("Content-Type")}
 	if strings.HasPrefix(r.ContentType, "text/event-stream") {
 		err = readSSEMessages(resp.Body, func(msg json.RawMessage) bool {
 			var probe struct {

@@ -171,7 +171,7 @@ func TestFalseAlarmsStayAway(t *testing.T) {
 			// without resultType (EXT-DISC-13 makes it optional there), no
 			// pollIntervalMs (optional), ttlMs null (no limit).
 			name: "2026: inlines results without resultType, omits pollIntervalMs, grants unlimited ttlMs", target: authed.URL,
-			args: append([]string{"--protocol", "2026-07-28", "--label-filter", "area:ext-create || area:ext-get"}, withTokens...), exit: 0,
+			args: append([]string{"--protocol", "2026-07-28", "--label-filter", "area:ext-create || area:ext-get || area:ext-wire"}, withTokens...), exit: 0,
 			b: breakage{onMessage: func(method string, msg map[string]any) {
 				r := resultOf(msg)
 				if r == nil || (method != "tasks/get" && r["resultType"] != "task") {
@@ -189,6 +189,8 @@ func TestFalseAlarmsStayAway(t *testing.T) {
 				{id: "EXT-WIRE-005", status: report.StatusPass},
 				{id: "EXT-GET-008", status: report.StatusPass},
 				{id: "EXT-ERR-011", status: report.StatusPass},
+				{id: "EXT-WIRE-010", status: report.StatusPass},
+				{id: "EXT-WIRE-011", status: report.StatusPass},
 			},
 		},
 		{
