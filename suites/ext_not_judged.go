@@ -95,8 +95,6 @@ var extNotJudged = map[string]string{
 	"EXT-ERR-003": "Needs a fault-injection hook a server need not offer: without one, no internal failure can be caused from outside, and guessing one would be a heuristic.",
 	"EXT-ERR-005": "SHOULD. The quality of a message cannot be judged without a heuristic.",
 	"EXT-ERR-006": "Informative. The failed status of a task whose work raised a JSON-RPC error is judged by EXT-GET-010.",
-	"EXT-ERR-012": "Not yet written: a scan of every error code the 2026-07-28 specs receive.",
-	"EXT-ERR-013": "Not yet written: a scan of every error code the 2026-07-28 specs receive.",
 	"EXT-ERR-014": "SHOULD. Not yet written (a scan of the codes seen, warning only).",
 	"EXT-ERR-015": "Not yet written: a check of every error response's id, code and message.",
 	"EXT-ERR-016": "SHOULD. Not yet written (tool_error run synchronously comes back as isError, not a JSON-RPC error).",
@@ -128,8 +126,6 @@ var extNotJudged = map[string]string{
 
 	// Transport.
 	"EXT-XPORT-005": "Informative. Every spec sends matching routing headers, so a reply they changed fails the spec of that reply.",
-	"EXT-XPORT-013": "Not yet written: a POST without the protocol version header.",
-	"EXT-XPORT-017": "Not yet written: a POSTed notification gets 202 with no body or an HTTP error.",
 	"EXT-XPORT-018": "SHOULD. Not yet written (the SSE stream ends after its response).",
 	"EXT-XPORT-019": "Not yet written: closing a tasks/get stream early leaves the task untouched.",
 	"EXT-XPORT-021": "Not yet written: every message decodes as strict UTF-8.",

@@ -34,6 +34,8 @@ var extRequirements = []Requirement{
 	{ID: "EXT-XPORT-007", Level: LevelMust, Section: secCoreHTTP + " › Value Encoding", Feature: FeatureExtTasks, Summary: "A Base64-sentinel Mcp-Name is decoded before it is compared with the body."},
 	{ID: "EXT-XPORT-008", Level: LevelMust, Section: secCoreHTTP + " › Case Sensitivity", Feature: FeatureExtTasks, Summary: "Routing header values are compared with their case: a taskId differing only in case does not match."},
 	{ID: "EXT-XPORT-020", Level: LevelMust, Section: secCore + "basic/transports/streamable-http.mdx § Security", Feature: FeatureExtTasks, Summary: "A request carrying an Origin the server does not accept gets HTTP 403."},
+	{ID: "EXT-XPORT-013", Level: LevelMust, Section: secCoreHTTP + " › Protocol Version Header", Feature: FeatureExtTasks, Summary: "A POST without MCP-Protocol-Version is refused, or read as 2025-03-26; never served as a 2026-07-28 task request."},
+	{ID: "EXT-XPORT-017", Level: LevelMust, Section: secCore + "basic/transports/streamable-http.mdx § Sending Messages", Feature: FeatureExtTasks, Summary: "A POSTed notification gets 202 with an empty body when taken, an HTTP error status when not."},
 	{ID: "EXT-XPORT-016", Level: LevelMust, Section: secCore + "basic/transports/streamable-http.mdx § Sending Messages", Feature: FeatureExtTasks, Summary: "Task requests are answered as application/json or as an event stream."},
 	{ID: "EXT-BASE-011", Level: LevelMust, Section: secCore + "basic/index.mdx § _meta", Feature: FeatureExtTasks, Summary: "A request whose _meta lacks a required per-request field is malformed: -32602 with HTTP 400."},
 	{ID: "EXT-BASE-013", Level: LevelShould, Section: secCore + "basic/index.mdx § _meta", Feature: FeatureExtTasks, Summary: "Results carry the server's name and version in _meta."},
@@ -78,6 +80,8 @@ var extRequirements = []Requirement{
 	{ID: "EXT-ERR-009", Level: LevelMust, Section: secExt + " § Error Handling", Feature: FeatureExtTasks, Summary: "A tool result flagged isError never makes the task failed."},
 	{ID: "EXT-ERR-010", Level: LevelMust, Section: secExt + " § Error Handling", Feature: FeatureExtTasks, Summary: "A tool result flagged isError ends the task completed, with that result inlined."},
 	{ID: "EXT-ERR-011", Level: LevelMust, Section: secExt + " § Error Handling", Feature: FeatureExtTasks, Summary: "The result inlined in a completed task is the very result the request produced (ignoring _meta and resultType, EXT-DISC-32)."},
+	{ID: "EXT-ERR-012", Level: LevelMust, Section: secCore + "basic/index.mdx § Error Responses › Error Codes", Feature: FeatureExtTasks, Summary: "No error uses a code of -32020..-32099 that 2026-07-28 does not define, nor -32020, -32021 or -32022 where its meaning does not apply."},
+	{ID: "EXT-ERR-013", Level: LevelMust, Section: secCore + "basic/index.mdx § Error Responses › Error Codes", Feature: FeatureExtTasks, Summary: "The retired codes -32002 and -32042 are never sent."},
 
 	// Input.
 	{ID: "EXT-GET-006", Level: LevelMust, Section: secExt + " § Task Polling", Feature: FeatureExtTasks, Summary: "A task waiting for the client is shown as input_required with a non-empty inputRequests map (EXT-DISC-16)."},

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -411,6 +412,42 @@ func brokenServers(tokA, tokB string) []brokenServer {
 					`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}`, 1)
 				replaceBody(r, []byte(body))
 				return false
+			}},
+		},
+		{
+			name: "2026: answers an unknown taskId with a home-made -32030", filter: "area:ext-get", want: "EXT-ERR-012",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if e, ok := msg["error"].(map[string]any); ok && method == "tasks/get" && e["code"] == float64(-32602) {
+					e["code"] = -32030
+				}
+			}},
+		},
+		{
+			name: "2026: answers tasks/cancel of an unknown task with the retired -32002", filter: "area:ext-get", want: "EXT-ERR-013",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if e, ok := msg["error"].(map[string]any); ok && method == "tasks/cancel" && e["code"] == float64(-32602) {
+					e["code"] = -32002
+				}
+			}},
+		},
+		{
+			name: "2026: serves a POST without MCP-Protocol-Version", filter: "area:ext-discover", want: "EXT-XPORT-013",
+			b: breakage{onRequest: func(_ http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if modernRequest(req) && r.Header.Get("Mcp-Protocol-Version") == "" {
+					r.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+				}
+				return false
+			}},
+		},
+		{
+			name: "2026: answers a POSTed notification with 200 and a JSON body", filter: "area:ext-discover", want: "EXT-XPORT-017",
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				if len(req.ID) > 0 || !strings.HasPrefix(req.Method, "notifications/") || !modernRequest(req) {
+					return false
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","result":{"resultType":"complete"}}`))
+				return true
 			}},
 		},
 		{
@@ -1146,7 +1183,11 @@ func TestBrokenServersFailTheRightRequirement(t *testing.T) {
 	}
 	tokA, tokB := proxyTokens()
 	cat := brokenServers(tokA, tokB)
-	if len(cat) < 40 {
+	// MCPTASKS_BROKEN narrows the run to the broken servers whose name
+	// contains it (while writing a new one).
+	if only := os.Getenv("MCPTASKS_BROKEN"); only != "" {
+		cat = slices.DeleteFunc(cat, func(b brokenServer) bool { return !strings.Contains(b.name, only) })
+	} else if len(cat) < 40 {
 		t.Errorf("only %d broken servers in the catalogue, want at least 40", len(cat))
 	}
 	runs := make([]brokenRun, len(cat))

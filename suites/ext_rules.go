@@ -1,0 +1,171 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcptasks/mcptasks/schema/exttasks"
+	"github.com/mcptasks/mcptasks/schema/v20260728"
+	"github.com/mcptasks/mcptasks/tasks/client"
+)
+
+// unknownTaskID is a well-formed task id no server hands out.
+const unknownTaskID = "00000000-0000-4000-8000-000000000000"
+
+// errorProbes are requests every 2026-07-28 server answers with a
+// JSON-RPC error of the plain kind (-32601 or -32602): each sends matching
+// routing headers, protocol version 2026-07-28 and the extension and form
+// elicitation declared, so none of the 2026-07-28 codes fits it.
+func (env *ServerEnv) errorProbes() []extRequest {
+	probes := []extRequest{
+		{Method: exttasks.MethodGet, Params: map[string]any{"taskId": unknownTaskID}},
+		{Method: exttasks.MethodUpdate, Params: map[string]any{"taskId": unknownTaskID, "inputResponses": map[string]any{}}},
+		{Method: exttasks.MethodCancel, Params: map[string]any{"taskId": unknownTaskID}},
+		{Method: exttasks.MethodGet, Params: map[string]any{}},
+		{Method: "tasks/bogus", Params: map[string]any{"taskId": unknownTaskID}},
+		{Method: "tools/call", Params: map[string]any{"name": "mcptasks-conformance-no-such-tool", "arguments": map[string]any{}}},
+	}
+	if name := env.Config.ToolName(FixtureSleep); name != "" {
+		probes = append(probes, extRequest{Method: "tools/call", Params: map[string]any{"name": name, "arguments": "not an object"}})
+	}
+	return probes
+}
+
+// probeWhat names a probe in a failure message.
+func probeWhat(req extRequest) string {
+	b, _ := json.Marshal(req.Params)
+	return fmt.Sprintf("%s %s", req.Method, b)
+}
+
+// The reserved range of MCP error codes and the three 2026-07-28 defines.
+const (
+	codeReservedLow  = -32099
+	codeReservedHigh = -32020
+	codeMismatch     = -32020
+	codeMissingCap   = -32021
+	codeUnsupported  = -32022
+)
+
+// requiredCapsEmpty reports whether a -32021 names no capability at all
+// under data.requiredCapabilities.
+func requiredCapsEmpty(e *client.RPCError) bool {
+	var d struct {
+		RequiredCapabilities map[string]json.RawMessage `json:"requiredCapabilities"`
+	}
+	_ = json.Unmarshal(e.Data, &d)
+	return len(d.RequiredCapabilities) == 0
+}
+
+var _ = describeServer("2026-07-28: error codes", "ext-get", func(env *ServerEnv) {
+	env.It("never answers with the retired codes -32002 or -32042", "EXT-ERR-013", func(ctx SpecContext) {
+		for _, req := range env.errorProbes() {
+			r := env.extDo(ctx, req)
+			if r.Error == nil {
+				continue
+			}
+			Expect(r.Error.Code).NotTo(BeElementOf(int64(-32002), int64(-32042)), "%s was answered with a code 2026-07-28 retired: %s", probeWhat(req), r)
+		}
+	})
+
+	env.It("uses codes of -32020..-32099 only as 2026-07-28 defines them", "EXT-ERR-012", func(ctx SpecContext) {
+		for _, req := range env.errorProbes() {
+			r := env.extDo(ctx, req)
+			if r.Error == nil || r.Error.Code < codeReservedLow || r.Error.Code > codeReservedHigh {
+				continue
+			}
+			what := probeWhat(req)
+			switch r.Error.Code {
+			case codeMismatch:
+				env.failf("%s carried routing headers that match its body, yet came back with -32020 (header mismatch)", what)
+			case codeUnsupported:
+				env.failf("%s asked for protocol version %s, which the server speaks, yet came back with -32022 (unsupported version)", what, Protocol2026)
+			case codeMissingCap:
+				_, namesTasks := requiredExtension(r.Error)
+				if namesTasks || requiredCapsEmpty(r.Error) {
+					env.failf("%s declared the tasks extension and form elicitation, yet came back with -32021 (missing client capability) naming nothing it lacked", what)
+				}
+			default:
+				env.failf("%s came back with %d, a code of the range reserved for the MCP specification that 2026-07-28 does not define", what, r.Error.Code)
+			}
+		}
+	})
+})
+
+// extPostRaw posts body as it is, with the 2026-07-28 headers of method
+// (an empty header value removes it), records the exchange as evidence
+// and returns the HTTP status, content type and body.
+func (env *ServerEnv) extPostRaw(ctx context.Context, method string, body []byte, headers map[string]string) (int, string, []byte) {
+	GinkgoHelper()
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, env.Config.URLs[0], bytes.NewReader(body))
+	if err != nil {
+		HarnessError("%s: %v", method, err)
+	}
+	for k, vs := range env.Config.Headers {
+		for _, v := range vs {
+			hr.Header.Add(k, v)
+		}
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", "application/json, text/event-stream")
+	hr.Header.Set(client.HeaderProtocolVersion, string(Protocol2026))
+	hr.Header.Set("Mcp-Method", method)
+	for k, v := range headers {
+		if v == "" {
+			hr.Header.Del(k)
+		} else {
+			hr.Header.Set(k, v)
+		}
+	}
+	hc := env.Config.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(hr)
+	if err != nil {
+		HarnessError("%s: %v", method, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	ct := resp.Header.Get("Content-Type")
+	env.recordExchange(client.Exchange{Method: method, Sent: body, HTTPStatus: resp.StatusCode, ContentType: ct, Body: b, At: time.Now()})
+	return resp.StatusCode, ct, b
+}
+
+var _ = describeServer("2026-07-28: Streamable HTTP rules", "ext-discover", func(env *ServerEnv) {
+	env.It("never serves a tasks/get that lacks the protocol version header as a 2026-07-28 request", "EXT-XPORT-013", func(ctx SpecContext) {
+		id, _ := env.extCreate(ctx, FixtureSleep, map[string]any{"ms": 2000})
+		r := env.extDo(ctx, extRequest{Method: exttasks.MethodGet, Params: map[string]any{"taskId": id},
+			Headers: map[string]string{client.HeaderProtocolVersion: ""}})
+		// A server without pre-2025-06-18 clients refuses the request; one
+		// with them reads it as 2025-03-26, which has no tasks. Neither
+		// shows the task.
+		served := r.Error == nil && r.Status < 300 && r.str("taskId") == id
+		Expect(served).To(BeFalse(), "a tasks/get without %s was served as a 2026-07-28 request: %s", client.HeaderProtocolVersion, r)
+	})
+
+	env.It("answers a POSTed notification with 202 and no body, or with an HTTP error", "EXT-XPORT-017", func(ctx SpecContext) {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{
+			"requestId": "mcptasks-conformance-finished-request",
+			"reason":    "conformance check of a POSTed notification",
+			"_meta": map[string]any{
+				v20260728.ProtocolVersionMetaKey:    string(Protocol2026),
+				v20260728.ClientCapabilitiesMetaKey: capsFull,
+				v20260728.ClientInfoMetaKey:         map[string]string{"name": "mcptasks-conformance", "version": "suite"},
+			},
+		}})
+		status, _, got := env.extPostRaw(ctx, "notifications/cancelled", body, nil)
+		if status >= 400 {
+			return // the server did not accept it, and said so
+		}
+		Expect(status).To(Equal(http.StatusAccepted), "a POSTed notification the server took was answered with HTTP %d, not 202", status)
+		Expect(bytes.TrimSpace(got)).To(BeEmpty(), "the 202 to a POSTed notification carried a body")
+	})
+})
