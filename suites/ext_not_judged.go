@@ -75,8 +75,6 @@ var extNotJudged = map[string]string{
 	"EXT-NOTIFY-002": "Informative and about the client; the acknowledgement a listen gets is judged by EXT-NOTIFY-009.",
 	"EXT-NOTIFY-003": "Informative. Not yet written (the acknowledged taskIds a subset of the requested ones).",
 	"EXT-NOTIFY-005": "Informative. The payload of a notification for its status is judged by EXT-WIRE-022.",
-	"EXT-NOTIFY-007": "Not yet written: needs a listen stream opened on a task of the progress fixture, watched for progress and log messages.",
-	"EXT-NOTIFY-008": "Not yet written: needs two listen streams with different opt-ins and two tasks.",
 	"EXT-NOTIFY-012": "SHOULD, observable only when the server ends a listen stream on its own, which no spec provokes.",
 	"EXT-NOTIFY-014": "Informative, derived (EXT-DISC-20). Not yet written.",
 	"EXT-NOTIFY-016": "Informative. Not yet written (a task still completes after its listen stream is closed).",
@@ -101,9 +99,8 @@ var extNotJudged = map[string]string{
 
 	// Security.
 	"EXT-SEC-004": "Informative. tasks/list being gone is judged by EXT-COMPAT-006.",
-	"EXT-SEC-007": "Not yet written: a second identity must neither read nor answer the inputRequests of a parked input task.",
-	"EXT-SEC-008": "Not yet written: the elicitations of a task must reach only the identity that created it.",
-	"EXT-SEC-009": "Not yet written: ownership must follow the credentials, not clientInfo.",
+	"EXT-SEC-008": "Guarded by EXT-SEC-007, the same observation: the elicitations a task asks are shown to and taken from the identity that created it only.",
+	"EXT-SEC-009": "Guarded by EXT-SEC-003: its two identities send the very same clientInfo, so a server trusting clientInfo over the credentials serves identity B there. The converse (one credential, another clientInfo) is EXT-BASE-014's SHOULD NOT.",
 	"EXT-SEC-010": "Informative advice for servers without authentication; nothing can fail.",
 	"EXT-SEC-011": "SHOULD. The authorization checks belong to the core MCP authorization suite, not to this profile.",
 

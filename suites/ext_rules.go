@@ -169,3 +169,85 @@ var _ = describeServer("2026-07-28: Streamable HTTP rules", "ext-discover", func
 		Expect(bytes.TrimSpace(got)).To(BeEmpty(), "the 202 to a POSTed notification carried a body")
 	})
 })
+
+var _ = describeServer("2026-07-28: input state and identity", "ext-input", func(env *ServerEnv) {
+	env.It("keeps a task's input requests from another authorization context, which can neither read nor answer them", "EXT-SEC-007", func(ctx SpecContext) {
+		id, _ := env.extCreate(ctx, FixtureInput, map[string]any{"question": "conformance?"})
+		rs := env.extPollUntil(ctx, id, func(s string) bool { return s == stInputRequired || extTerminal(s) })
+		parked := rs[len(rs)-1]
+		Expect(parked.str("status")).To(Equal(stInputRequired), "the input fixture's task never asked for input: %s", parked)
+		asked := inputRequests(parked)
+		Expect(asked).NotTo(BeEmpty(), "input_required without inputRequests: %s", parked)
+
+		read := env.extDo(ctx, extRequest{Method: exttasks.MethodGet, Identity: env.Config.HeadersB, Params: map[string]any{"taskId": id}})
+		if read.Error == nil && read.Status < 300 {
+			Expect(inputRequests(read)).To(BeEmpty(), "identity B's tasks/get showed identity A's input requests: %s", read)
+		}
+
+		answers := map[string]any{}
+		for k, req := range asked {
+			answers[k] = map[string]any{"action": "accept", "content": formAnswer(req.Params)}
+		}
+		env.extDo(ctx, extRequest{Method: exttasks.MethodUpdate, Identity: env.Config.HeadersB, Params: map[string]any{"taskId": id, "inputResponses": answers}})
+		// The answer may take effect after the acknowledgement: look a few
+		// times that A's task still waits for every key it asked.
+		for range 3 {
+			time.Sleep(env.scaled(150 * time.Millisecond))
+			r := env.extGet(ctx, id)
+			Expect(r.str("status")).To(Equal(stInputRequired), "identity B's tasks/update answered identity A's input: A's task moved on: %s", r)
+			for k := range asked {
+				Expect(inputRequests(r)).To(HaveKey(k), "identity B's tasks/update answered identity A's input request %q: %s", k, r)
+			}
+		}
+	})
+})
+
+var _ = describeServer("2026-07-28: what a listen stream may carry", "ext-notify", func(env *ServerEnv) {
+	env.It("sends no progress or log notifications on a listen stream for a task", "EXT-NOTIFY-007", func(ctx SpecContext) {
+		name := env.extTool(FixtureProgress)
+		token := fmt.Sprintf("progress-%d", extSeq.Add(1))
+		r := env.extDo(ctx, extRequest{Method: "tools/call",
+			Params: map[string]any{"name": name, "arguments": env.Config.FixtureArguments(FixtureProgress, map[string]any{"ms": 800, "steps": 4})},
+			Meta: map[string]any{
+				v20260728.ProtocolVersionMetaKey:    string(Protocol2026),
+				v20260728.ClientCapabilitiesMetaKey: capsFull,
+				v20260728.ClientInfoMetaKey:         map[string]string{"name": "mcptasks-conformance", "version": "suite"},
+				"progressToken":                     token,
+				"io.modelcontextprotocol/logLevel":  "debug",
+			}})
+		Expect(r.Error).To(BeNil(), "tools/call of the progress fixture with the extension declared failed: %s", r)
+		if r.str("resultType") != exttasks.ResultTypeTask {
+			NotSupported("the server answered the progress fixture synchronously (resultType %q): the rule is about a task's listen stream", r.str("resultType"))
+		}
+		id := r.str("taskId")
+		Expect(id).NotTo(BeEmpty(), "a CreateTaskResult without a string taskId: %s", r)
+		env.ext.mu.Lock()
+		env.ext.created = append(env.ext.created, extCreated{id: id, headers: env.Config.Headers})
+		env.ext.mu.Unlock()
+
+		run := env.extListen(ctx, []string{id}, capsFull, 5*time.Second, func(m listenMsg) bool {
+			return m.Method == exttasks.MethodNotification && extTerminal(m.Params.Status)
+		})
+		Expect(run.errReply).To(BeNil(), "subscriptions/listen failed: %v", run.errReply)
+		for _, raw := range run.messages {
+			var m listenMsg
+			_ = json.Unmarshal(raw, &m)
+			Expect(m.Method).NotTo(BeElementOf("notifications/progress", "notifications/message"), "the listen stream of a task carried a progress or log notification: %s", raw)
+		}
+	})
+
+	env.It("sends no task notifications on a listen stream that did not ask for taskIds", "EXT-NOTIFY-008", func(ctx SpecContext) {
+		env.extCreate(ctx, FixtureSleep, map[string]any{"ms": 800})
+		// The stream stays open past the task's end: a server that sends
+		// task notifications it was not asked for has sent one by then.
+		run := env.extListenFilter(ctx, map[string]any{"toolsListChanged": true}, capsFull, 2500*time.Millisecond, func(listenMsg) bool { return false })
+		if run.errReply != nil {
+			NotApplicable("the server refused a listen for toolsListChanged only (%v), so no stream could show the rule", run.errReply)
+		}
+		for _, raw := range run.messages {
+			var m listenMsg
+			_ = json.Unmarshal(raw, &m)
+			Expect(m.Method).NotTo(Equal(exttasks.MethodNotification), "a listen stream that asked for toolsListChanged only carried a task notification: %s", raw)
+		}
+	})
+})

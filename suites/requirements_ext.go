@@ -112,6 +112,8 @@ var extRequirements = []Requirement{
 	{ID: "EXT-NOTIFY-009", Level: LevelMust, Section: secCore + "basic/patterns/subscriptions.mdx § Acknowledgment", Feature: FeatureExtTasks, Summary: "A listen stream opens with an acknowledgement tagged with the listen request's id."},
 	{ID: "EXT-NOTIFY-010", Level: LevelMust, Section: secCore + "basic/patterns/subscriptions.mdx § Receiving Notifications", Feature: FeatureExtTasks, Summary: "Every task notification on a listen stream is tagged with the listen request's id."},
 	{ID: "EXT-NOTIFY-013", Level: LevelMust, Section: secCore + "basic/index.mdx § Notifications", Feature: FeatureExtTasks, Summary: "A task notification has no id."},
+	{ID: "EXT-NOTIFY-007", Level: LevelMust, Section: secExt + " § Task Status Notifications", Feature: FeatureExtTasks, Summary: "A task's listen stream carries no notifications/progress and no notifications/message."},
+	{ID: "EXT-NOTIFY-008", Level: LevelMust, Section: secCore + "basic/patterns/subscriptions.mdx § Opening a Stream", Feature: FeatureExtTasks, Summary: "A listen stream gets only the notification types it opted into: none of notifications/tasks without taskIds."},
 	{ID: "EXT-WIRE-022", Level: LevelMust, Section: secExtWire + "TaskStatusNotification", Feature: FeatureExtTasks, Summary: "notifications/tasks carries a detailed task about a task the stream asked for, with the result when completed (EXT-DISC-02)."},
 
 	// Backward compatibility and isolation.
@@ -120,5 +122,6 @@ var extRequirements = []Requirement{
 	{ID: "EXT-COMPAT-005", Level: LevelMust, Section: secExtSEP, Feature: FeatureExtTasks, Summary: "tasks/result is gone: -32601 with HTTP 404."},
 	{ID: "EXT-COMPAT-006", Level: LevelMust, Section: "2026-07-28 changelog.mdx § Major changes", Feature: FeatureExtTasks, Summary: "tasks/list is gone: -32601 with HTTP 404."},
 	{ID: "EXT-COMPAT-007", Level: LevelMust, Section: secExtSEP, Feature: FeatureExtTasks, Summary: "A legacy params.task on tools/call is ignored: no error and no say in task creation."},
+	{ID: "EXT-SEC-007", Level: LevelMust, Section: secCore + "client/elicitation.mdx § Statefulness", Feature: FeatureExtTasks, Summary: "A task's pending input belongs to the authorization context that created it: another one can neither read nor answer it."},
 	{ID: "EXT-SEC-003", Level: LevelMust, Section: secExt + " § Security Considerations", Feature: FeatureExtTasks, Summary: "Another authorization context can neither read, answer nor cancel a task (any error passes, EXT-DISC-30)."},
 }

@@ -451,6 +451,60 @@ func brokenServers(tokA, tokB string) []brokenServer {
 			}},
 		},
 		{
+			name: "2026: takes another identity's answers to a task's input", filter: "area:ext-input", want: "EXT-SEC-007",
+			b: breakage{onRequest: func(_ http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if req.Method == "tasks/update" && modernRequest(req) && r.Header.Get("Authorization") == "Bearer "+tokB {
+					r.Header.Set("Authorization", "Bearer "+tokA)
+				}
+				return false
+			}},
+		},
+		{
+			name: "2026: sends log messages on a task's listen stream", filter: "req:EXT-NOTIFY-007", want: "EXT-NOTIFY-007",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if method == "subscriptions/listen" && msg["method"] == "notifications/tasks" {
+					msg["method"] = "notifications/message"
+					msg["params"] = map[string]any{"level": "info", "data": "task news"}
+				}
+			}},
+		},
+		func() brokenServer {
+			// Every listen stream is made to follow the tasks created so far.
+			var mu sync.Mutex
+			var seen []string
+			return brokenServer{
+				name: "2026: sends task notifications to a listen stream that asked for none", filter: "area:ext-notify", want: "EXT-NOTIFY-008",
+				b: breakage{
+					onMessage: func(method string, msg map[string]any) {
+						if r := resultOf(msg); r != nil && method == "tools/call" && r["resultType"] == "task" {
+							if id, ok := r["taskId"].(string); ok {
+								mu.Lock()
+								seen = append(seen, id)
+								mu.Unlock()
+							}
+						}
+					},
+					onRequest: func(_ http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+						if req.Method != "subscriptions/listen" || strings.Contains(string(req.Params), "taskIds") {
+							return false
+						}
+						mu.Lock()
+						ids := slices.Clone(seen)
+						mu.Unlock()
+						setParams(r, req, func(p map[string]any) {
+							n, _ := p["notifications"].(map[string]any)
+							if n == nil {
+								n = map[string]any{}
+							}
+							n["taskIds"] = ids
+							p["notifications"] = n
+						})
+						return false
+					},
+				},
+			}
+		}(),
+		{
 			name: "sends a _meta that is not an object in tasks/get", filter: "area:poll", want: "TASKS-WIRE-GET-001", wantMsg: "GetTaskResult",
 			b: breakage{onMessage: func(method string, msg map[string]any) {
 				if r := resultOf(msg); r != nil && method == "tasks/get" {
