@@ -115,11 +115,8 @@ var extNotJudged = map[string]string{
 
 	// Progress and logging.
 	"EXT-PROG-001": "Informative. Its binding parts are EXT-PROG-002 and EXT-NOTIFY-007.",
-	"EXT-PROG-002": "Not yet written: watch the tools/call stream of the progress fixture after its CreateTaskResult.",
+	"EXT-PROG-002": "Guarded by EXT-PROG-006 (progress on a later tasks/get stream belongs to no request there) and EXT-NOTIFY-007 (none on listen streams); the tools/call stream itself ends with the CreateTaskResult.",
 	"EXT-PROG-003": "A freedom (MAY): progress on a synchronous call's stream is allowed.",
-	"EXT-PROG-004": "Not yet written: the progress values of a synchronous progress call must keep increasing.",
-	"EXT-PROG-005": "Not yet written: no log message for a request without a log level.",
-	"EXT-PROG-006": "Not yet written: every notification on a response stream must concern its own request.",
 
 	// Transport.
 	"EXT-XPORT-005": "Informative. Every spec sends matching routing headers, so a reply they changed fails the spec of that reply.",

@@ -251,3 +251,98 @@ var _ = describeServer("2026-07-28: what a listen stream may carry", "ext-notify
 		}
 	})
 })
+
+// extProgressCall calls the progress fixture with the given capabilities,
+// progressToken and, when not empty, log level in _meta.
+func (env *ServerEnv) extProgressCall(ctx context.Context, caps json.RawMessage, token, logLevel string) *extReply {
+	GinkgoHelper()
+	name := env.extTool(FixtureProgress)
+	meta := map[string]any{
+		v20260728.ProtocolVersionMetaKey:    string(Protocol2026),
+		v20260728.ClientCapabilitiesMetaKey: caps,
+		v20260728.ClientInfoMetaKey:         map[string]string{"name": "mcptasks-conformance", "version": "suite"},
+		"progressToken":                     token,
+	}
+	if logLevel != "" {
+		meta["io.modelcontextprotocol/logLevel"] = logLevel
+	}
+	r := env.extDo(ctx, extRequest{Method: "tools/call", Meta: meta,
+		Params: map[string]any{"name": name, "arguments": env.Config.FixtureArguments(FixtureProgress, map[string]any{"ms": 400, "steps": 4})}})
+	if r.Error != nil {
+		NotSupported("the progress fixture could not be called with a progressToken: %s", r)
+	}
+	if r.str("resultType") == exttasks.ResultTypeTask {
+		env.ext.mu.Lock()
+		env.ext.created = append(env.ext.created, extCreated{id: r.str("taskId"), headers: env.Config.Headers})
+		env.ext.mu.Unlock()
+	}
+	return r
+}
+
+// progressNote is the part of a notifications/progress the specs read.
+type progressNote struct {
+	Method string `json:"method"`
+	Params struct {
+		Token    json.RawMessage `json:"progressToken"`
+		Progress float64         `json:"progress"`
+	} `json:"params"`
+}
+
+// notesOf decodes the notifications a reply's stream carried before it.
+func notesOf(r *extReply) []progressNote {
+	out := make([]progressNote, len(r.Notifications))
+	for i, raw := range r.Notifications {
+		_ = json.Unmarshal(raw, &out[i])
+	}
+	return out
+}
+
+var _ = describeServer("2026-07-28: progress and logging", "ext-notify", func(env *ServerEnv) {
+	env.It("sends no log message for a request that set no log level", "EXT-PROG-005", func(ctx SpecContext) {
+		token := fmt.Sprintf("progress-%d", extSeq.Add(1))
+		env.extProgressCall(ctx, capsNoExt, token+"-sync", "")
+		if r := env.extProgressCall(ctx, capsFull, token+"-task", ""); r.str("resultType") == exttasks.ResultTypeTask {
+			env.extPollUntil(ctx, r.str("taskId"), extTerminal)
+		}
+		for _, r := range env.extReplies() {
+			for i, n := range notesOf(r) {
+				Expect(n.Method).NotTo(Equal("notifications/message"), "%s carried a log message though no request set a log level: %s", r.Method, r.Notifications[i])
+			}
+		}
+	})
+
+	env.It("sends on a request's stream only notifications about that request", "EXT-PROG-006", func(ctx SpecContext) {
+		token := fmt.Sprintf("progress-%d", extSeq.Add(1))
+		sync := env.extProgressCall(ctx, capsNoExt, token, "")
+		own := map[*extReply]string{sync: token}
+		if r := env.extProgressCall(ctx, capsFull, token+"-task", ""); r.str("resultType") == exttasks.ResultTypeTask {
+			own[r] = token + "-task"
+			env.extPollUntil(ctx, r.str("taskId"), extTerminal)
+		}
+		for _, r := range env.extReplies() {
+			for i, n := range notesOf(r) {
+				if n.Method != "notifications/progress" {
+					continue
+				}
+				Expect(string(n.Params.Token)).To(MatchJSON(fmt.Sprintf("%q", own[r])), "the stream of %s carried progress for another request: %s", r.Method, r.Notifications[i])
+			}
+		}
+	})
+
+	env.It("raises the progress value with every notification of a request", "EXT-PROG-004", func(ctx SpecContext) {
+		token := fmt.Sprintf("progress-%d", extSeq.Add(1))
+		r := env.extProgressCall(ctx, capsNoExt, token, "")
+		var values []float64
+		for _, n := range notesOf(r) {
+			if n.Method == "notifications/progress" && string(n.Params.Token) == fmt.Sprintf("%q", token) {
+				values = append(values, n.Params.Progress)
+			}
+		}
+		if len(values) < 2 {
+			NotApplicable("the server sent %d progress notifications for the call, fewer than two to compare", len(values))
+		}
+		for i := 1; i < len(values); i++ {
+			Expect(values[i]).To(BeNumerically(">", values[i-1]), "progress went from %v to %v on the stream of %s: %v", values[i-1], values[i], r, values)
+		}
+	})
+})

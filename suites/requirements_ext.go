@@ -116,6 +116,11 @@ var extRequirements = []Requirement{
 	{ID: "EXT-NOTIFY-008", Level: LevelMust, Section: secCore + "basic/patterns/subscriptions.mdx § Opening a Stream", Feature: FeatureExtTasks, Summary: "A listen stream gets only the notification types it opted into: none of notifications/tasks without taskIds."},
 	{ID: "EXT-WIRE-022", Level: LevelMust, Section: secExtWire + "TaskStatusNotification", Feature: FeatureExtTasks, Summary: "notifications/tasks carries a detailed task about a task the stream asked for, with the result when completed (EXT-DISC-02)."},
 
+	// Progress and logging.
+	{ID: "EXT-PROG-004", Level: LevelMust, Section: secCore + "basic/patterns/progress.mdx § Progress Flow", Feature: FeatureExtTasks, Summary: "The progress values sent under one token keep rising."},
+	{ID: "EXT-PROG-005", Level: LevelMust, Section: "2026-07-28 changelog.mdx § Major changes", Feature: FeatureExtTasks, Summary: "A request that set no io.modelcontextprotocol/logLevel gets no notifications/message."},
+	{ID: "EXT-PROG-006", Level: LevelMust, Section: secCore + "basic/transports/streamable-http.mdx § Receiving Messages", Feature: FeatureExtTasks, Summary: "Progress on a request's response stream carries that request's own progressToken."},
+
 	// Backward compatibility and isolation.
 	{ID: "EXT-COMPAT-001", Level: LevelMust, Section: secExtSEP, Feature: FeatureExtTasks, Summary: "A 2025-11-25 session declaring the extension key in its capabilities still gets no extension task."},
 	{ID: "EXT-COMPAT-003", Level: LevelMust, Section: secExtSEP, Feature: FeatureExtTasks, Summary: "Declaring only the legacy tasks client capability counts as not declaring the extension."},

@@ -281,6 +281,55 @@ func addRelated(obj map[string]any, id any) {
 	meta[wire.MetaRelatedTask] = map[string]any{"taskId": id}
 }
 
+// progressTokenHeader carries, from onRequest to onResponse, the
+// progressToken of a 2026-07-28 tools/call ("-" when it has none).
+const progressTokenHeader = "X-Broken-Progress-Token"
+
+// markProgressToken is an onRequest that notes the progressToken of a
+// 2026-07-28 tools/call for onResponse.
+func markProgressToken(_ http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+	if req.Method != "tools/call" || !modernRequest(req) {
+		return false
+	}
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	tok := "-"
+	if len(p.Meta.Token) > 0 {
+		tok = string(p.Meta.Token)
+	}
+	r.Header.Set(progressTokenHeader, tok)
+	return false
+}
+
+// asStream turns a JSON answer into an event stream that carries notes
+// (JSON-RPC notifications) before the answer.
+func asStream(resp *http.Response, notes ...map[string]any) {
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		return
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var b bytes.Buffer
+	for _, n := range notes {
+		j, _ := json.Marshal(n)
+		fmt.Fprintf(&b, "data: %s\n\n", j)
+	}
+	fmt.Fprintf(&b, "data: %s\n\n", bytes.TrimSpace(body))
+	resp.Body = io.NopCloser(&b)
+	resp.ContentLength = int64(b.Len())
+	resp.Header.Set("Content-Length", strconv.Itoa(b.Len()))
+	resp.Header.Set("Content-Type", "text/event-stream")
+}
+
+// progressNote is a notifications/progress under the JSON token tok.
+func progressNote(tok json.RawMessage, progress float64) map[string]any {
+	return map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": tok, "progress": progress}}
+}
+
 // brokenServer is one deliberately broken server: the breakage, the label
 // filter that keeps its run short, and the requirement it must fail.
 type brokenServer struct {
@@ -504,6 +553,30 @@ func brokenServers(tokA, tokB string) []brokenServer {
 				},
 			}
 		}(),
+		{
+			name: "2026: logs on a tools/call stream that set no log level", filter: "req:EXT-PROG-005", want: "EXT-PROG-005",
+			b: breakage{onRequest: markProgressToken, onResponse: func(method string, resp *http.Response) {
+				if method == "tools/call" && resp.Request.Header.Get(progressTokenHeader) != "" {
+					asStream(resp, map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": "info", "data": "unasked"}})
+				}
+			}},
+		},
+		{
+			name: "2026: sends another request's progress on a tools/call stream", filter: "req:EXT-PROG-006", want: "EXT-PROG-006",
+			b: breakage{onRequest: markProgressToken, onResponse: func(method string, resp *http.Response) {
+				if method == "tools/call" && resp.Request.Header.Get(progressTokenHeader) != "" {
+					asStream(resp, progressNote(json.RawMessage(`"someone-else"`), 1))
+				}
+			}},
+		},
+		{
+			name: "2026: lets progress go down", filter: "req:EXT-PROG-004", want: "EXT-PROG-004",
+			b: breakage{onRequest: markProgressToken, onResponse: func(method string, resp *http.Response) {
+				if tok := resp.Request.Header.Get(progressTokenHeader); method == "tools/call" && tok != "" && tok != "-" {
+					asStream(resp, progressNote(json.RawMessage(tok), 2), progressNote(json.RawMessage(tok), 1))
+				}
+			}},
+		},
 		{
 			name: "sends a _meta that is not an object in tasks/get", filter: "area:poll", want: "TASKS-WIRE-GET-001", wantMsg: "GetTaskResult",
 			b: breakage{onMessage: func(method string, msg map[string]any) {
