@@ -122,7 +122,6 @@ var extNotJudged = map[string]string{
 	"EXT-XPORT-005": "Informative. Every spec sends matching routing headers, so a reply they changed fails the spec of that reply.",
 	"EXT-XPORT-018": "SHOULD. Not yet written (the SSE stream ends after its response).",
 	"EXT-XPORT-019": "Not yet written: closing a tasks/get stream early leaves the task untouched.",
-	"EXT-XPORT-021": "Not yet written: every message decodes as strict UTF-8.",
 	"EXT-XPORT-022": "Informative, about stdio, which the 2026-07-28 specs do not speak.",
 	"EXT-XPORT-023": "Needs stdio, which the 2026-07-28 specs do not speak.",
 	"EXT-XPORT-024": "Needs stdio, which the 2026-07-28 specs do not speak.",
@@ -130,7 +129,6 @@ var extNotJudged = map[string]string{
 	"EXT-XPORT-028": "Informative. Every tools/call of the specs carries matching headers, and its result is judged as usual.",
 
 	// Base protocol.
-	"EXT-BASE-001": "Not yet written: subscriptions/listen with an empty filter is acknowledged.",
 	"EXT-BASE-002": "Not yet written: every message validated against the JSON-RPC 2.0 envelope.",
 	"EXT-BASE-005": "Not yet written: every result response repeats the request id.",
 	"EXT-BASE-006": "Not yet written: every result carries resultType.",

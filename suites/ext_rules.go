@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -319,13 +320,18 @@ var _ = describeServer("2026-07-28: progress and logging", "ext-notify", func(en
 			own[r] = token + "-task"
 			env.extPollUntil(ctx, r.str("taskId"), extTerminal)
 		}
+		seen := 0
 		for _, r := range env.extReplies() {
 			for i, n := range notesOf(r) {
 				if n.Method != "notifications/progress" {
 					continue
 				}
+				seen++
 				Expect(string(n.Params.Token)).To(MatchJSON(fmt.Sprintf("%q", own[r])), "the stream of %s carried progress for another request: %s", r.Method, r.Notifications[i])
 			}
+		}
+		if seen == 0 {
+			NotApplicable("the server sent no progress notification on any response stream (they are optional)")
 		}
 	})
 
@@ -343,6 +349,27 @@ var _ = describeServer("2026-07-28: progress and logging", "ext-notify", func(en
 		}
 		for i := 1; i < len(values); i++ {
 			Expect(values[i]).To(BeNumerically(">", values[i-1]), "progress went from %v to %v on the stream of %s: %v", values[i-1], values[i], r, values)
+		}
+	})
+})
+
+var _ = describeServer("2026-07-28: base protocol", "ext-discover", func(env *ServerEnv) {
+	env.It("implements subscriptions/listen, the subscribe-and-notify pattern", "EXT-BASE-001", func(ctx SpecContext) {
+		run := env.extListenFilter(ctx, map[string]any{}, capsFull, 2*time.Second, func(listenMsg) bool { return true })
+		unknown := run.status == http.StatusNotFound || (run.errReply != nil && run.errReply.Code == -32601)
+		Expect(unknown).To(BeFalse(), "subscriptions/listen was answered as a method the server does not implement (HTTP %d, %v)", run.status, run.errReply)
+	})
+
+	env.It("encodes every message as UTF-8", "EXT-XPORT-021", func(ctx SpecContext) {
+		env.extDo(ctx, extRequest{Method: "server/discover"})
+		id, _ := env.extCreate(ctx, FixtureSleep, map[string]any{"ms": 100})
+		env.extTerminalReply(ctx, id)
+		env.extGet(ctx, unknownTaskID)
+		for _, r := range env.extReplies() {
+			Expect(utf8.Valid(r.Message)).To(BeTrue(), "the answer to %s is not valid UTF-8: %q", r.Method, r.Message)
+			for _, n := range r.Notifications {
+				Expect(utf8.Valid(n)).To(BeTrue(), "a notification on the stream of %s is not valid UTF-8: %q", r.Method, n)
+			}
 		}
 	})
 })

@@ -38,6 +38,8 @@ var extRequirements = []Requirement{
 	{ID: "EXT-XPORT-017", Level: LevelMust, Section: secCore + "basic/transports/streamable-http.mdx § Sending Messages", Feature: FeatureExtTasks, Summary: "A POSTed notification gets 202 with an empty body when taken, an HTTP error status when not."},
 	{ID: "EXT-XPORT-016", Level: LevelMust, Section: secCore + "basic/transports/streamable-http.mdx § Sending Messages", Feature: FeatureExtTasks, Summary: "Task requests are answered as application/json or as an event stream."},
 	{ID: "EXT-BASE-011", Level: LevelMust, Section: secCore + "basic/index.mdx § _meta", Feature: FeatureExtTasks, Summary: "A request whose _meta lacks a required per-request field is malformed: -32602 with HTTP 400."},
+	{ID: "EXT-BASE-001", Level: LevelMust, Section: secCore + "basic/index.mdx", Feature: FeatureExtTasks, Summary: "The message patterns are implemented: subscriptions/listen is never an unknown method."},
+	{ID: "EXT-XPORT-021", Level: LevelMust, Section: secCore + "basic/transports/index.mdx § Messages", Feature: FeatureExtTasks, Summary: "Every message the server sends is valid UTF-8."},
 	{ID: "EXT-BASE-013", Level: LevelShould, Section: secCore + "basic/index.mdx § _meta", Feature: FeatureExtTasks, Summary: "Results carry the server's name and version in _meta."},
 	{ID: "EXT-BASE-007", Level: LevelShould, Section: secCore + "basic/index.mdx § Statelessness", Feature: FeatureExtTasks, Summary: "Many tasks running at once each keep their own state and outcome."},
 

@@ -578,6 +578,32 @@ func brokenServers(tokA, tokB string) []brokenServer {
 			}},
 		},
 		{
+			name: "2026: does not implement subscriptions/listen", filter: "req:EXT-BASE-001", want: "EXT-BASE-001",
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				if req.Method != "subscriptions/listen" || !modernRequest(req) {
+					return false
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "method not found"}})
+				return true
+			}},
+		},
+		{
+			name: "2026: sends a tasks/get answer that is not UTF-8", filter: "req:EXT-XPORT-021", want: "EXT-XPORT-021",
+			b: breakage{onResponse: func(method string, resp *http.Response) {
+				if method != "tasks/get" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+					return
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				body = bytes.Replace(body, []byte(`"resultType":"complete"`), []byte("\"resultType\":\"complete\",\"x-note\":\"caf\xe9\""), 1)
+				resp.Body = io.NopCloser(bytes.NewReader(body))
+				resp.ContentLength = int64(len(body))
+				resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+			}},
+		},
+		{
 			name: "sends a _meta that is not an object in tasks/get", filter: "area:poll", want: "TASKS-WIRE-GET-001", wantMsg: "GetTaskResult",
 			b: breakage{onMessage: func(method string, msg map[string]any) {
 				if r := resultOf(msg); r != nil && method == "tasks/get" {
