@@ -54,7 +54,6 @@ var extNotJudged = map[string]string{
 	"EXT-INPUT-009": "Informative. Not yet written (two polls of an unanswered input task showing the same keys and bodies).",
 	"EXT-INPUT-010": "Informative. A tasks/* reply saying input_required fails EXT-MRTR-002.",
 	"EXT-INPUT-011": "Informative and permissive: reusing an MRTR key inside a task is allowed, so nothing can fail.",
-	"EXT-INPUT-016": "Needs a server that surfaces a URL-mode elicitation, which no fixture asks for; the conformance client declares form mode only, and a URL request to it fails EXT-INPUT-014.",
 
 	// tasks/update.
 	"EXT-UPDATE-003": "A freedom (MAY): the input specs poll until the answer takes effect.",
@@ -121,7 +120,7 @@ var extNotJudged = map[string]string{
 	// Transport.
 	"EXT-XPORT-005": "Informative. Every spec sends matching routing headers, so a reply they changed fails the spec of that reply.",
 	"EXT-XPORT-018": "SHOULD. Not yet written (the SSE stream ends after its response).",
-	"EXT-XPORT-019": "Not yet written: closing a tasks/get stream early leaves the task untouched.",
+	"EXT-XPORT-019": "Its observable half is derived: that closing a tasks/get stream leaves the task alone rests on cancelling a request not being cancelling a task (EXT-CANCEL-002, informative), and a tasks/get answered at once leaves no stream to close in time. Not judged.",
 	"EXT-XPORT-022": "Informative, about stdio, which the 2026-07-28 specs do not speak.",
 	"EXT-XPORT-023": "Needs stdio, which the 2026-07-28 specs do not speak.",
 	"EXT-XPORT-024": "Needs stdio, which the 2026-07-28 specs do not speak.",

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 	"unicode/utf8"
 
@@ -199,6 +200,47 @@ var _ = describeServer("2026-07-28: input state and identity", "ext-input", func
 			for k := range asked {
 				Expect(inputRequests(r)).To(HaveKey(k), "identity B's tasks/update answered identity A's input request %q: %s", k, r)
 			}
+		}
+	})
+})
+
+// capsFormAndURL declares the tasks extension and both elicitation modes.
+var capsFormAndURL = json.RawMessage(`{"extensions":{"` + exttasks.ExtensionID + `":{}},"elicitation":{"form":{},"url":{}}}`)
+
+var _ = describeServer("2026-07-28: URL-mode elicitation in a task", "ext-input", func(env *ServerEnv) {
+	env.It("gives a URL-mode elicitation a message and a valid absolute url", "EXT-INPUT-016", func(ctx SpecContext) {
+		r := env.extToolCall(ctx, FixtureInput, map[string]any{"question": "conformance?"}, capsFormAndURL)
+		Expect(r.Error).To(BeNil(), "tools/call of the input fixture failed: %s", r)
+		if r.str("resultType") != exttasks.ResultTypeTask {
+			NotSupported("the server answered the input fixture synchronously (resultType %q): the rule is about a task's input requests", r.str("resultType"))
+		}
+		id := r.str("taskId")
+		env.ext.mu.Lock()
+		env.ext.created = append(env.ext.created, extCreated{id: id, headers: env.Config.Headers})
+		env.ext.mu.Unlock()
+		rs := env.extPollUntil(ctx, id, func(s string) bool { return s == stInputRequired || extTerminal(s) })
+		seen := 0
+		for _, p := range rs {
+			for k, req := range inputRequests(p) {
+				var params struct {
+					Mode    string          `json:"mode"`
+					Message json.RawMessage `json:"message"`
+					URL     json.RawMessage `json:"url"`
+				}
+				_ = json.Unmarshal(req.Params, &params)
+				if req.Method != "elicitation/create" || params.Mode != "url" {
+					continue
+				}
+				seen++
+				var msg, link string
+				Expect(json.Unmarshal(params.Message, &msg)).To(Succeed(), "URL-mode elicitation %q has no message string: %s", k, p)
+				Expect(json.Unmarshal(params.URL, &link)).To(Succeed(), "URL-mode elicitation %q has no url string: %s", k, p)
+				u, err := url.Parse(link)
+				Expect(err == nil && u.Scheme != "" && (u.Host != "" || u.Opaque != "")).To(BeTrue(), "URL-mode elicitation %q has url %q, which is not a valid absolute URL: %s", k, link, p)
+			}
+		}
+		if seen == 0 {
+			NotApplicable("the input fixture asked no URL-mode elicitation of a client that offered URL mode")
 		}
 	})
 })

@@ -91,6 +91,7 @@ var extRequirements = []Requirement{
 	{ID: "EXT-INPUT-013", Level: LevelMust, Section: secMRTR + " § Server Requirements", Feature: FeatureExtTasks, Summary: "No input request asks for a kind of client feature the creating call did not declare (EXT-DISC-25)."},
 	{ID: "EXT-INPUT-014", Level: LevelMust, Section: secCore + "client/elicitation.mdx § Capabilities", Feature: FeatureExtTasks, Summary: "Elicitations use only the modes the client declared: no URL mode for a form-only client."},
 	{ID: "EXT-INPUT-015", Level: LevelMust, Section: secCore + "client/elicitation.mdx § Form Mode", Feature: FeatureExtTasks, Summary: "A form elicitation carries a message and a requested schema."},
+	{ID: "EXT-INPUT-016", Level: LevelMust, Section: secCore + "client/elicitation.mdx § URL Mode Elicitation Requests", Feature: FeatureExtTasks, Summary: "A URL-mode elicitation in inputRequests carries a message and a valid absolute url."},
 	{ID: "EXT-INPUT-007", Level: LevelMust, Section: secExt + " § Task Update Requests", Feature: FeatureExtTasks, Summary: "A key the client answered is never used for a later input request."},
 	{ID: "EXT-INPUT-019", Level: LevelMust, Section: secCore + "client/elicitation.mdx § Error Handling", Feature: FeatureExtTasks, Summary: "A declined elicitation does not leave the task parked on it."},
 	{ID: "EXT-INPUT-020", Level: LevelMust, Section: secMRTR + " § Server Requirements", Feature: FeatureExtTasks, Summary: "A task waiting for input that never comes stays pollable and cancellable."},

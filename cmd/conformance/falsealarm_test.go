@@ -209,6 +209,27 @@ func TestFalseAlarmsStayAway(t *testing.T) {
 			},
 		},
 		{
+			// A URL-mode elicitation done right passes EXT-INPUT-016
+			// rather than leaving it not-applicable.
+			name: "2026: asks a URL-mode elicitation with a message and an absolute url", target: authed.URL,
+			args: append([]string{"--protocol", "2026-07-28", "--label-filter", "req:EXT-INPUT-016"}, withTokens...), exit: 0,
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				reqs, _ := resultOf(msg)["inputRequests"].(map[string]any)
+				if method != "tasks/get" {
+					return
+				}
+				for _, v := range reqs {
+					if req, ok := v.(map[string]any); ok && req["method"] == "elicitation/create" {
+						p := paramsOf(req)
+						p["mode"] = "url"
+						p["url"] = "https://example.com/consent?step=1"
+						delete(p, "requestedSchema")
+					}
+				}
+			}},
+			want: []outcome{{id: "EXT-INPUT-016", status: report.StatusPass}},
+		},
+		{
 			// A server certified in the 2025-11-25 profile only: every
 			// EXT- requirement is out of scope, none fails.
 			name: "2026 specs stay out of a --protocol 2025-11-25 run", target: authed.URL,

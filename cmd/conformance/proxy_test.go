@@ -604,6 +604,24 @@ func brokenServers(tokA, tokB string) []brokenServer {
 			}},
 		},
 		{
+			name: "2026: asks a URL-mode elicitation without a valid url", filter: "req:EXT-INPUT-016", want: "EXT-INPUT-016",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				r := resultOf(msg)
+				reqs, _ := r["inputRequests"].(map[string]any)
+				if method != "tasks/get" {
+					return
+				}
+				for _, v := range reqs {
+					if req, ok := v.(map[string]any); ok && req["method"] == "elicitation/create" {
+						p := paramsOf(req)
+						p["mode"] = "url"
+						p["url"] = "no scheme here"
+						delete(p, "requestedSchema")
+					}
+				}
+			}},
+		},
+		{
 			name: "sends a _meta that is not an object in tasks/get", filter: "area:poll", want: "TASKS-WIRE-GET-001", wantMsg: "GetTaskResult",
 			b: breakage{onMessage: func(method string, msg map[string]any) {
 				if r := resultOf(msg); r != nil && method == "tasks/get" {
