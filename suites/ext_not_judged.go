@@ -16,10 +16,10 @@ var extNotJudged = map[string]string{
 	"EXT-CAP-006": "A freedom (MAY): every spec accepts either a task or a plain result and judges whichever comes back.",
 	"EXT-CAP-007": "Informative. The fixture contract has the sleep tool answer with a task when the extension is declared, which EXT-CAP-003 relies on.",
 	"EXT-CAP-008": "Informative. A plain result to a declaring request is accepted everywhere; EXT-WIRE-036 judges its shape.",
-	"EXT-CAP-014": "Not yet written as a check of its own. Remembered extension declarations are judged by EXT-CAP-009 and undeclared client features in input requests by EXT-INPUT-013.",
-	"EXT-CAP-015": "Not yet written as a check of its own. The -32021 answers the suite provokes are judged by EXT-CAP-012/013 (tools/call) and EXT-ERR-004 (tasks/*).",
+	"EXT-CAP-014": "Guarded by EXT-CAP-009 (an earlier declaration of the extension is not remembered) and EXT-INPUT-013 (no input request for a client feature the creating call did not declare).",
+	"EXT-CAP-015": "Guarded by EXT-CAP-012/013 (tools/call) and EXT-ERR-004 (tasks/*): every -32021 the suite provokes is judged there, status 400 and requiredCapabilities included.",
 	"EXT-CAP-019": "A freedom of the client (MAY): nothing a server does can break it.",
-	"EXT-CAP-021": "Not yet written as a check of its own. resultType task outside a CreateTaskResult fails EXT-CREATE-004, and a task for a request without the extension fails EXT-CAP-009/016.",
+	"EXT-CAP-021": "Guarded by EXT-CREATE-004 (resultType task only on a CreateTaskResult), EXT-CAP-009/016 (no task for a request without the extension) and EXT-CAP-004 (the extension advertised).",
 	"EXT-CAP-023": "Informative. Its observable parts are judged by EXT-CREATE-004 (resultType task) and EXT-COMPAT-005/006 (-32601 for retired tasks/* methods).",
 
 	// Creation.
@@ -28,7 +28,7 @@ var extNotJudged = map[string]string{
 	"EXT-CREATE-008": "Informative and about the client. That tasks/get finds the task under that id is judged by EXT-CREATE-009 and EXT-GET-005.",
 	"EXT-CREATE-010": "How the server's storage behaves is not observable from outside; its visible consequence, a task readable at once on any instance, is judged as EXT-CREATE-009.",
 	"EXT-CREATE-011": "Informative, derived from the schema; the catalog asks for a warning only. Not yet written.",
-	"EXT-CREATE-012": "Informative. Honoured by design: a spec that needs a task is not-applicable when the fixture answers synchronously.",
+	"EXT-CREATE-012": "Informative. Honoured by design: a spec that needs a task is not-supported, never failed, when the fixture answers synchronously.",
 	"EXT-CREATE-013": "Informative; the catalog asks for a warning only (EXT-DISC-26). Not yet written.",
 
 	// Polling.
@@ -101,7 +101,7 @@ var extNotJudged = map[string]string{
 	"EXT-SEC-008": "Guarded by EXT-SEC-007, the same observation: the elicitations a task asks are shown to and taken from the identity that created it only.",
 	"EXT-SEC-009": "Guarded by EXT-SEC-003: its two identities send the very same clientInfo, so a server trusting clientInfo over the credentials serves identity B there. The converse (one credential, another clientInfo) is EXT-BASE-014's SHOULD NOT.",
 	"EXT-SEC-010": "Informative advice for servers without authentication; nothing can fail.",
-	"EXT-SEC-011": "SHOULD. The authorization checks belong to the core MCP authorization suite, not to this profile.",
+	"EXT-SEC-011": "SHOULD. Not yet written: the authorization checks themselves (401 without a token, the audience) are not part of this suite.",
 
 	// MRTR before a task.
 	"EXT-MRTR-001": "SHOULD; needs the mrtr_then_task fixture. Not yet written.",
@@ -146,9 +146,9 @@ var extNotJudged = map[string]string{
 	"EXT-COMPAT-016": "SHOULD. Not yet written (initialize refused with an error naming the supported versions).",
 
 	// Wire shapes.
-	"EXT-WIRE-002": "Not yet written as a check of its own: taskId a JSON string.",
-	"EXT-WIRE-003": "Not yet written as a check of its own: status one of the five values.",
-	"EXT-WIRE-004": "Not yet written as a check of its own: createdAt and lastUpdatedAt strings (EXT-LIFE-004/005 parse them as RFC 3339).",
+	"EXT-WIRE-002": "Guarded by EXT-WIRE-001: its task-shape check, run on every CreateTaskResult and tasks/get, fails a taskId that is not a string.",
+	"EXT-WIRE-003": "Guarded by EXT-WIRE-001: its task-shape check fails a status that is not one of the five strings.",
+	"EXT-WIRE-004": "Guarded by EXT-LIFE-004/005, which read createdAt and lastUpdatedAt as strings before parsing them as RFC 3339.",
 	"EXT-WIRE-007": "Not yet written: statusMessage, when present, a string.",
 	"EXT-WIRE-008": "Informative. Not yet written (no legacy ttl or pollInterval members in a task).",
 	"EXT-WIRE-010": "Not yet written: every CreateTaskResult validated against the schema definition.",
