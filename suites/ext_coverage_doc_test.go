@@ -83,9 +83,23 @@ func TestExtNotJudgedIsApart(t *testing.T) {
 			t.Errorf("%s is registered, but no env.It in suites/ carries it", r.ID)
 		}
 	}
+	registered := map[string]bool{}
+	for _, r := range extRequirements {
+		registered[r.ID] = true
+	}
+	// A reason that names the spec judging the rule instead ("judged
+	// by", "guarded by") must name registered requirements.
+	clause := regexp.MustCompile(`(?i)(?:judged (?:by|within|as)|guarded by)([^.]*)`)
 	for id, reason := range extNotJudged {
 		if len(strings.TrimSpace(reason)) < 10 {
 			t.Errorf("%s: the reason %q says nothing", id, reason)
+		}
+		for _, m := range clause.FindAllStringSubmatch(reason, -1) {
+			for _, named := range extIDsIn(m[1]) {
+				if !registered[named] {
+					t.Errorf("%s: the reason says %s judges it, but %s is not registered", id, named, named)
+				}
+			}
 		}
 	}
 	for id := range specs {
@@ -93,6 +107,23 @@ func TestExtNotJudgedIsApart(t *testing.T) {
 			t.Errorf("a spec carries %s, which extRequirements does not register", id)
 		}
 	}
+}
+
+// extIDsIn lists the requirement ids a text names, expanding the short
+// form EXT-GET-008/009 into EXT-GET-008 and EXT-GET-009; discrepancy
+// decisions (EXT-DISC-…) are not requirements and are left out.
+func extIDsIn(text string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`EXT-([A-Z]+)-([0-9]{3})((?:/[0-9]{3})*)`).FindAllStringSubmatch(text, -1) {
+		if m[1] == "DISC" {
+			continue
+		}
+		out = append(out, "EXT-"+m[1]+"-"+m[2])
+		for _, n := range strings.Split(m[3], "/")[1:] {
+			out = append(out, "EXT-"+m[1]+"-"+n)
+		}
+	}
+	return out
 }
 
 // TestExtCoverageDoc checks that every server-testable entry of the tasks
