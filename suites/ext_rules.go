@@ -25,13 +25,14 @@ const unknownTaskID = "00000000-0000-4000-8000-000000000000"
 // errorProbes are requests every 2026-07-28 server answers with a
 // JSON-RPC error of the plain kind (-32601 or -32602): each sends matching
 // routing headers, protocol version 2026-07-28 and the extension and form
-// elicitation declared, so none of the 2026-07-28 codes fits it.
+// elicitation declared, so none of the 2026-07-28 codes fits it. (A
+// tasks/get without taskId is left out: it goes without Mcp-Name, which a
+// server may refuse with -32020, EXT-DISC-19.)
 func (env *ServerEnv) errorProbes() []extRequest {
 	probes := []extRequest{
 		{Method: exttasks.MethodGet, Params: map[string]any{"taskId": unknownTaskID}},
 		{Method: exttasks.MethodUpdate, Params: map[string]any{"taskId": unknownTaskID, "inputResponses": map[string]any{}}},
 		{Method: exttasks.MethodCancel, Params: map[string]any{"taskId": unknownTaskID}},
-		{Method: exttasks.MethodGet, Params: map[string]any{}},
 		{Method: "tasks/bogus", Params: map[string]any{"taskId": unknownTaskID}},
 		{Method: "tools/call", Params: map[string]any{"name": "mcptasks-conformance-no-such-tool", "arguments": map[string]any{}}},
 	}
