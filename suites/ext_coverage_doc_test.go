@@ -216,17 +216,24 @@ func TestExtCoverageDoc(t *testing.T) {
 // renderExtCoverage writes the coverage table: one row per server-testable
 // catalog entry, in catalog order.
 func renderExtCoverage(rows []extCatalogEntry, registered map[string]Requirement, specs map[string][]extSpecRef) []byte {
-	judged := 0
-	levels := map[string][2]int{}
+	// Per level: judged, guarded by another requirement, not judged.
+	const judgedCol, guardedCol, notCol = 0, 1, 2
+	kind := func(id string) int {
+		if _, ok := registered[id]; ok {
+			return judgedCol
+		}
+		if strings.HasPrefix(extNotJudged[id], "Guarded by") {
+			return guardedCol
+		}
+		return notCol
+	}
+	levels := map[string][3]int{}
+	var total [3]int
 	order := []string{"MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY", "INFORMATIVE"}
 	for _, e := range rows {
 		c := levels[e.Level]
-		if _, ok := registered[e.ID]; ok {
-			judged++
-			c[0]++
-		} else {
-			c[1]++
-		}
+		c[kind(e.ID)]++
+		total[kind(e.ID)]++
 		if !slices.Contains(order, e.Level) {
 			order = append(order, e.Level)
 		}
@@ -239,30 +246,36 @@ func renderExtCoverage(rows []extCatalogEntry, registered map[string]Requirement
 		"that a server suite can test (`testable_by` names `server`): %d entries. The server suite judges %d of\n"+
 		"them with specs of their own (registered in `suites/requirements_ext.go`, specs in `suites/ext_*.go`\n"+
 		"and `suites/shared_invariants.go`); the other %d are listed with the reason they are not judged\n"+
-		"(`extNotJudged` in `suites/ext_not_judged.go`). \"Not yet written\" marks a rule a spec could judge\n"+
-		"that nobody has written one for.\n\n", len(rows), judged, len(rows)-judged)
+		"(`extNotJudged` in `suites/ext_not_judged.go`). Of those, %d are **guarded**: the specs of the\n"+
+		"requirements the reason names already fail a server that breaks the rule, so it gets no spec of its\n"+
+		"own (one violation, one failing requirement). \"Not yet written\" marks a rule a spec could judge\n"+
+		"that nobody has written one for.\n\n", len(rows), total[judgedCol], len(rows)-total[judgedCol], total[guardedCol])
 	b.WriteString("`TestExtCoverageDoc` (package `suites`) fails when a server-testable entry is in neither list, when\n" +
-		"one is in both, or when this page differs from what they render to. The catalog level is the\n" +
+		"one is in both, or when this page differs from what they render to; `TestExtNotJudgedIsApart` fails\n" +
+		"when a reason says a requirement judges the rule that is not registered. The catalog level is the\n" +
 		"catalog's; the suite level is the one the spec reports at (MUST NOT and SHOULD NOT fold into MUST and\n" +
 		"SHOULD, informative entries are MAY unless a discrepancy decision makes a violation a failure). How\n" +
 		"a spec decides is in [conformance.md](conformance.md#how-a-spec-decides); the profile itself is in\n" +
 		"[ext-tasks.md](ext-tasks.md).\n\n")
-	b.WriteString("| catalog level | judged | not judged |\n|---|---|---|\n")
+	b.WriteString("| catalog level | judged | guarded | not judged |\n|---|---|---|---|\n")
 	for _, l := range order {
-		fmt.Fprintf(&b, "| %s | %d | %d |\n", l, levels[l][0], levels[l][1])
+		fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", l, levels[l][judgedCol], levels[l][guardedCol], levels[l][notCol])
 	}
-	fmt.Fprintf(&b, "| all | %d | %d |\n\n", judged, len(rows)-judged)
+	fmt.Fprintf(&b, "| all | %d | %d | %d |\n\n", total[judgedCol], total[guardedCol], total[notCol])
 	b.WriteString("| requirement | catalog level | suite level | judged by (spec, file) or why not |\n|---|---|---|---|\n")
 	for _, e := range rows {
-		if r, ok := registered[e.ID]; ok {
+		switch kind(e.ID) {
+		case judgedCol:
 			var by []string
 			for _, s := range specs[e.ID] {
 				by = append(by, fmt.Sprintf("%s (`%s`)", s.text, s.file))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", e.ID, e.Level, r.Level, strings.Join(by, "; "))
-			continue
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", e.ID, e.Level, registered[e.ID].Level, strings.Join(by, "; "))
+		case guardedCol:
+			fmt.Fprintf(&b, "| %s | %s | guarded | %s |\n", e.ID, e.Level, strings.ReplaceAll(extNotJudged[e.ID], "|", "\\|"))
+		default:
+			fmt.Fprintf(&b, "| %s | %s | not judged | %s |\n", e.ID, e.Level, strings.ReplaceAll(extNotJudged[e.ID], "|", "\\|"))
 		}
-		fmt.Fprintf(&b, "| %s | %s | not judged | %s |\n", e.ID, e.Level, strings.ReplaceAll(extNotJudged[e.ID], "|", "\\|"))
 	}
 	return b.Bytes()
 }

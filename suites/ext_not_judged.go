@@ -8,7 +8,9 @@ package suites
 // and complete and renders docs/ext-coverage.md from them.
 //
 // "Not yet written" is said plainly where a spec could judge the rule
-// and nobody has written it.
+// and nobody has written it; "Guarded by" names the registered
+// requirements whose specs already fail a server that breaks the rule
+// (one violation, one failing requirement).
 var extNotJudged = map[string]string{
 	// Capability negotiation.
 	"EXT-CAP-001": "Informative. The exact extension key is what EXT-CAP-004 and EXT-CAP-013 look for, so a wrong key fails those.",
@@ -26,7 +28,7 @@ var extNotJudged = map[string]string{
 	"EXT-CREATE-005": "Informative: says what a task answer means for the client; HTTP carries one response per request, so a second one cannot be sent.",
 	"EXT-CREATE-007": "Informative: any starting status is allowed; what follows it is judged by EXT-LIFE-009.",
 	"EXT-CREATE-008": "Informative and about the client. That tasks/get finds the task under that id is judged by EXT-CREATE-009 and EXT-GET-005.",
-	"EXT-CREATE-010": "How the server's storage behaves is not observable from outside; its visible consequence, a task readable at once on any instance, is judged as EXT-CREATE-009.",
+	"EXT-CREATE-010": "Guarded by EXT-CREATE-009, which checks the visible consequence (a task readable at once, on any instance); how the storage behaves is not observable from outside.",
 	"EXT-CREATE-011": "Informative, derived from the schema; the catalog asks for a warning only. Not yet written.",
 	"EXT-CREATE-012": "Informative. Honoured by design: a spec that needs a task is not-supported, never failed, when the fixture answers synchronously.",
 	"EXT-CREATE-013": "Informative; the catalog asks for a warning only (EXT-DISC-26). Not yet written.",
@@ -57,7 +59,7 @@ var extNotJudged = map[string]string{
 
 	// tasks/update.
 	"EXT-UPDATE-003": "A freedom (MAY): the input specs poll until the answer takes effect.",
-	"EXT-UPDATE-004": "Judged within EXT-ERR-002, which asks the stricter -32602 for tasks/update of an unknown taskId at the same SHOULD level.",
+	"EXT-UPDATE-004": "Guarded by EXT-ERR-002, which asks the stricter -32602 for tasks/update of an unknown taskId at the same SHOULD level.",
 	"EXT-UPDATE-007": "A freedom (MAY); needs the input_multi fixture. Not judged.",
 	"EXT-UPDATE-008": "Informative (the SEP lacks part of it, EXT-DISC-23); needs the input_multi fixture. Not yet written.",
 	"EXT-UPDATE-012": "SHOULD. Not yet written (an answer with an extra member still acknowledged).",
@@ -138,7 +140,7 @@ var extNotJudged = map[string]string{
 	// Backward compatibility.
 	"EXT-COMPAT-002": "Informative. A dual-era server is certified by running both profiles against one endpoint (--protocol auto).",
 	"EXT-COMPAT-004": "SHOULD in conflict with EXT-ERR-004 (EXT-DISC-05); the catalog asks only for a record.",
-	"EXT-COMPAT-008": "What a server used to advertise is not observable; the declaration it must make now is judged by EXT-CAP-004.",
+	"EXT-COMPAT-008": "Guarded by EXT-CAP-004, which checks the declaration a server must make now; what it used to advertise is not observable.",
 	"EXT-COMPAT-010": "Informative; the catalog asks for a warning only. Not yet written.",
 	"EXT-COMPAT-011": "Informative. Not yet written (no related-task key in task replies).",
 	"EXT-COMPAT-012": "Informative. Not yet written (no notifications/tasks/status on modern streams).",
