@@ -178,9 +178,10 @@ var _ = describeServer("2026-07-28: input state and identity", "ext-input", func
 		id, _ := env.extCreate(ctx, FixtureInput, map[string]any{"question": "conformance?"})
 		rs := env.extPollUntil(ctx, id, func(s string) bool { return s == stInputRequired || extTerminal(s) })
 		parked := rs[len(rs)-1]
-		Expect(parked.str("status")).To(Equal(stInputRequired), "the input fixture's task never asked for input: %s", parked)
 		asked := inputRequests(parked)
-		Expect(asked).NotTo(BeEmpty(), "input_required without inputRequests: %s", parked)
+		if parked.str("status") != stInputRequired || len(asked) == 0 {
+			NotSupported("the input fixture's task never waited with input requests (EXT-GET-006 judges that): %s", parked)
+		}
 
 		read := env.extDo(ctx, extRequest{Method: exttasks.MethodGet, Identity: env.Config.HeadersB, Params: map[string]any{"taskId": id}})
 		if read.Error == nil && read.Status < 300 {
@@ -211,7 +212,9 @@ var capsFormAndURL = json.RawMessage(`{"extensions":{"` + exttasks.ExtensionID +
 var _ = describeServer("2026-07-28: URL-mode elicitation in a task", "ext-input", func(env *ServerEnv) {
 	env.It("gives a URL-mode elicitation a message and a valid absolute url", "EXT-INPUT-016", func(ctx SpecContext) {
 		r := env.extToolCall(ctx, FixtureInput, map[string]any{"question": "conformance?"}, capsFormAndURL)
-		Expect(r.Error).To(BeNil(), "tools/call of the input fixture failed: %s", r)
+		if r.Error != nil {
+			NotSupported("the input fixture could not be called by a client offering both elicitation modes: %s", r)
+		}
 		if r.str("resultType") != exttasks.ResultTypeTask {
 			NotSupported("the server answered the input fixture synchronously (resultType %q): the rule is about a task's input requests", r.str("resultType"))
 		}
@@ -259,12 +262,16 @@ var _ = describeServer("2026-07-28: what a listen stream may carry", "ext-notify
 				"progressToken":                     token,
 				"io.modelcontextprotocol/logLevel":  "debug",
 			}})
-		Expect(r.Error).To(BeNil(), "tools/call of the progress fixture with the extension declared failed: %s", r)
+		if r.Error != nil {
+			NotSupported("the progress fixture could not be called with a progressToken and a log level: %s", r)
+		}
 		if r.str("resultType") != exttasks.ResultTypeTask {
 			NotSupported("the server answered the progress fixture synchronously (resultType %q): the rule is about a task's listen stream", r.str("resultType"))
 		}
 		id := r.str("taskId")
-		Expect(id).NotTo(BeEmpty(), "a CreateTaskResult without a string taskId: %s", r)
+		if id == "" {
+			NotSupported("the CreateTaskResult has no string taskId to listen for (EXT-WIRE-001 judges that): %s", r)
+		}
 		env.ext.mu.Lock()
 		env.ext.created = append(env.ext.created, extCreated{id: id, headers: env.Config.Headers})
 		env.ext.mu.Unlock()
@@ -272,7 +279,9 @@ var _ = describeServer("2026-07-28: what a listen stream may carry", "ext-notify
 		run := env.extListen(ctx, []string{id}, capsFull, 5*time.Second, func(m listenMsg) bool {
 			return m.Method == exttasks.MethodNotification && extTerminal(m.Params.Status)
 		})
-		Expect(run.errReply).To(BeNil(), "subscriptions/listen failed: %v", run.errReply)
+		if run.errReply != nil {
+			NotApplicable("the server refused the listen for the task (%v), so no stream could show the rule", run.errReply)
+		}
 		for _, raw := range run.messages {
 			var m listenMsg
 			_ = json.Unmarshal(raw, &m)
