@@ -46,11 +46,18 @@ type listenMsg struct {
 // passes.
 func (env *ServerEnv) extListen(ctx context.Context, taskIDs []string, caps json.RawMessage, d time.Duration, stop func(listenMsg) bool) listenRun {
 	GinkgoHelper()
+	return env.extListenFilter(ctx, map[string]any{"taskIds": taskIDs}, caps, d, stop)
+}
+
+// extListenFilter is extListen with any notifications filter; what the
+// stream carried becomes the evidence of a failure that follows.
+func (env *ServerEnv) extListenFilter(ctx context.Context, filter map[string]any, caps json.RawMessage, d time.Duration, stop func(listenMsg) bool) listenRun {
+	GinkgoHelper()
 	run := listenRun{id: fmt.Sprintf("listen-%d", extSeq.Add(1))}
 	lctx, cancel := context.WithTimeout(ctx, env.scaled(d))
 	defer cancel()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": run.id, "method": "subscriptions/listen", "params": map[string]any{
-		"notifications": map[string]any{"taskIds": taskIDs},
+		"notifications": filter,
 		"_meta": map[string]any{
 			v20260728.ProtocolVersionMetaKey:    string(Protocol2026),
 			v20260728.ClientCapabilitiesMetaKey: caps,
@@ -99,6 +106,12 @@ func (env *ServerEnv) extListen(ctx context.Context, taskIDs []string, caps json
 			each(b.Bytes())
 		}
 	}
+	carried := make([][]byte, len(run.messages))
+	for i, m := range run.messages {
+		carried[i] = m
+	}
+	env.recordExchange(client.Exchange{Method: "subscriptions/listen", Sent: body, HTTPStatus: resp.StatusCode,
+		ContentType: resp.Header.Get("Content-Type"), Body: bytes.Join(carried, []byte("\n")), At: time.Now()})
 	return run
 }
 

@@ -34,8 +34,12 @@ var extRequirements = []Requirement{
 	{ID: "EXT-XPORT-007", Level: LevelMust, Section: secCoreHTTP + " › Value Encoding", Feature: FeatureExtTasks, Summary: "A Base64-sentinel Mcp-Name is decoded before it is compared with the body."},
 	{ID: "EXT-XPORT-008", Level: LevelMust, Section: secCoreHTTP + " › Case Sensitivity", Feature: FeatureExtTasks, Summary: "Routing header values are compared with their case: a taskId differing only in case does not match."},
 	{ID: "EXT-XPORT-020", Level: LevelMust, Section: secCore + "basic/transports/streamable-http.mdx § Security", Feature: FeatureExtTasks, Summary: "A request carrying an Origin the server does not accept gets HTTP 403."},
+	{ID: "EXT-XPORT-013", Level: LevelMust, Section: secCoreHTTP + " › Protocol Version Header", Feature: FeatureExtTasks, Summary: "A POST without MCP-Protocol-Version is refused, or read as 2025-03-26; never served as a 2026-07-28 task request."},
+	{ID: "EXT-XPORT-017", Level: LevelMust, Section: secCore + "basic/transports/streamable-http.mdx § Sending Messages", Feature: FeatureExtTasks, Summary: "A POSTed notification gets 202 with an empty body when taken, an HTTP error status when not."},
 	{ID: "EXT-XPORT-016", Level: LevelMust, Section: secCore + "basic/transports/streamable-http.mdx § Sending Messages", Feature: FeatureExtTasks, Summary: "Task requests are answered as application/json or as an event stream."},
 	{ID: "EXT-BASE-011", Level: LevelMust, Section: secCore + "basic/index.mdx § _meta", Feature: FeatureExtTasks, Summary: "A request whose _meta lacks a required per-request field is malformed: -32602 with HTTP 400."},
+	{ID: "EXT-BASE-001", Level: LevelMust, Section: secCore + "basic/index.mdx", Feature: FeatureExtTasks, Summary: "The message patterns are implemented: subscriptions/listen is never an unknown method."},
+	{ID: "EXT-XPORT-021", Level: LevelMust, Section: secCore + "basic/transports/index.mdx § Messages", Feature: FeatureExtTasks, Summary: "Every message the server sends is valid UTF-8."},
 	{ID: "EXT-BASE-013", Level: LevelShould, Section: secCore + "basic/index.mdx § _meta", Feature: FeatureExtTasks, Summary: "Results carry the server's name and version in _meta."},
 	{ID: "EXT-BASE-007", Level: LevelShould, Section: secCore + "basic/index.mdx § Statelessness", Feature: FeatureExtTasks, Summary: "Many tasks running at once each keep their own state and outcome."},
 
@@ -78,6 +82,8 @@ var extRequirements = []Requirement{
 	{ID: "EXT-ERR-009", Level: LevelMust, Section: secExt + " § Error Handling", Feature: FeatureExtTasks, Summary: "A tool result flagged isError never makes the task failed."},
 	{ID: "EXT-ERR-010", Level: LevelMust, Section: secExt + " § Error Handling", Feature: FeatureExtTasks, Summary: "A tool result flagged isError ends the task completed, with that result inlined."},
 	{ID: "EXT-ERR-011", Level: LevelMust, Section: secExt + " § Error Handling", Feature: FeatureExtTasks, Summary: "The result inlined in a completed task is the very result the request produced (ignoring _meta and resultType, EXT-DISC-32)."},
+	{ID: "EXT-ERR-012", Level: LevelMust, Section: secCore + "basic/index.mdx § Error Responses › Error Codes", Feature: FeatureExtTasks, Summary: "No error uses a code of -32020..-32099 that 2026-07-28 does not define, nor -32020, -32021 or -32022 where its meaning does not apply."},
+	{ID: "EXT-ERR-013", Level: LevelMust, Section: secCore + "basic/index.mdx § Error Responses › Error Codes", Feature: FeatureExtTasks, Summary: "The retired codes -32002 and -32042 are never sent."},
 
 	// Input.
 	{ID: "EXT-GET-006", Level: LevelMust, Section: secExt + " § Task Polling", Feature: FeatureExtTasks, Summary: "A task waiting for the client is shown as input_required with a non-empty inputRequests map (EXT-DISC-16)."},
@@ -85,6 +91,7 @@ var extRequirements = []Requirement{
 	{ID: "EXT-INPUT-013", Level: LevelMust, Section: secMRTR + " § Server Requirements", Feature: FeatureExtTasks, Summary: "No input request asks for a kind of client feature the creating call did not declare (EXT-DISC-25)."},
 	{ID: "EXT-INPUT-014", Level: LevelMust, Section: secCore + "client/elicitation.mdx § Capabilities", Feature: FeatureExtTasks, Summary: "Elicitations use only the modes the client declared: no URL mode for a form-only client."},
 	{ID: "EXT-INPUT-015", Level: LevelMust, Section: secCore + "client/elicitation.mdx § Form Mode", Feature: FeatureExtTasks, Summary: "A form elicitation carries a message and a requested schema."},
+	{ID: "EXT-INPUT-016", Level: LevelMust, Section: secCore + "client/elicitation.mdx § URL Mode Elicitation Requests", Feature: FeatureExtTasks, Summary: "A URL-mode elicitation in inputRequests carries a message and a valid absolute url."},
 	{ID: "EXT-INPUT-007", Level: LevelMust, Section: secExt + " § Task Update Requests", Feature: FeatureExtTasks, Summary: "A key the client answered is never used for a later input request."},
 	{ID: "EXT-INPUT-019", Level: LevelMust, Section: secCore + "client/elicitation.mdx § Error Handling", Feature: FeatureExtTasks, Summary: "A declined elicitation does not leave the task parked on it."},
 	{ID: "EXT-INPUT-020", Level: LevelMust, Section: secMRTR + " § Server Requirements", Feature: FeatureExtTasks, Summary: "A task waiting for input that never comes stays pollable and cancellable."},
@@ -117,7 +124,14 @@ var extRequirements = []Requirement{
 	{ID: "EXT-NOTIFY-009", Level: LevelMust, Section: secCore + "basic/patterns/subscriptions.mdx § Acknowledgment", Feature: FeatureExtTasks, Summary: "A listen stream opens with an acknowledgement tagged with the listen request's id."},
 	{ID: "EXT-NOTIFY-010", Level: LevelMust, Section: secCore + "basic/patterns/subscriptions.mdx § Receiving Notifications", Feature: FeatureExtTasks, Summary: "Every task notification on a listen stream is tagged with the listen request's id."},
 	{ID: "EXT-NOTIFY-013", Level: LevelMust, Section: secCore + "basic/index.mdx § Notifications", Feature: FeatureExtTasks, Summary: "A task notification has no id."},
+	{ID: "EXT-NOTIFY-007", Level: LevelMust, Section: secExt + " § Task Status Notifications", Feature: FeatureExtTasks, Summary: "A task's listen stream carries no notifications/progress and no notifications/message."},
+	{ID: "EXT-NOTIFY-008", Level: LevelMust, Section: secCore + "basic/patterns/subscriptions.mdx § Opening a Stream", Feature: FeatureExtTasks, Summary: "A listen stream gets only the notification types it opted into: none of notifications/tasks without taskIds."},
 	{ID: "EXT-WIRE-022", Level: LevelMust, Section: secExtWire + "TaskStatusNotification", Feature: FeatureExtTasks, Summary: "notifications/tasks carries a detailed task about a task the stream asked for, with the result when completed (EXT-DISC-02)."},
+
+	// Progress and logging.
+	{ID: "EXT-PROG-004", Level: LevelMust, Section: secCore + "basic/patterns/progress.mdx § Progress Flow", Feature: FeatureExtTasks, Summary: "The progress values sent under one token keep rising."},
+	{ID: "EXT-PROG-005", Level: LevelMust, Section: "2026-07-28 changelog.mdx § Major changes", Feature: FeatureExtTasks, Summary: "A request that set no io.modelcontextprotocol/logLevel gets no notifications/message."},
+	{ID: "EXT-PROG-006", Level: LevelMust, Section: secCore + "basic/transports/streamable-http.mdx § Receiving Messages", Feature: FeatureExtTasks, Summary: "Progress on a request's response stream carries that request's own progressToken."},
 
 	// Backward compatibility and isolation.
 	{ID: "EXT-COMPAT-001", Level: LevelMust, Section: secExtSEP, Feature: FeatureExtTasks, Summary: "A 2025-11-25 session declaring the extension key in its capabilities still gets no extension task."},
@@ -125,5 +139,6 @@ var extRequirements = []Requirement{
 	{ID: "EXT-COMPAT-005", Level: LevelMust, Section: secExtSEP, Feature: FeatureExtTasks, Summary: "tasks/result is gone: -32601 with HTTP 404."},
 	{ID: "EXT-COMPAT-006", Level: LevelMust, Section: "2026-07-28 changelog.mdx § Major changes", Feature: FeatureExtTasks, Summary: "tasks/list is gone: -32601 with HTTP 404."},
 	{ID: "EXT-COMPAT-007", Level: LevelMust, Section: secExtSEP, Feature: FeatureExtTasks, Summary: "A legacy params.task on tools/call is ignored: no error and no say in task creation."},
+	{ID: "EXT-SEC-007", Level: LevelMust, Section: secCore + "client/elicitation.mdx § Statefulness", Feature: FeatureExtTasks, Summary: "A task's pending input belongs to the authorization context that created it: another one can neither read nor answer it."},
 	{ID: "EXT-SEC-003", Level: LevelMust, Section: secExt + " § Security Considerations", Feature: FeatureExtTasks, Summary: "Another authorization context can neither read, answer nor cancel a task (any error passes, EXT-DISC-30)."},
 }

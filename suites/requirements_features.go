@@ -164,6 +164,7 @@ var serverFeatures = map[string]Needs{
 	// feature (added by the gate) and Streamable HTTP.
 	"EXT-CREATE-009": {Needs: []Feature{FeatureExtTasks, FeatureHTTP}, Uses: []Feature{FeatureMultiInstance}},
 	"EXT-SEC-003":    needs(FeatureExtTasks, FeatureHTTP, FeatureAuthorization),
+	"EXT-SEC-007":    needs(FeatureExtTasks, FeatureHTTP, FeatureAuthorization),
 	"EXT-COMPAT-001": needs(FeatureExtTasks, FeatureHTTP, FeatureProtocol2025),
 }
 

@@ -13,6 +13,9 @@ import (
 // recordExchange keeps the last request and its answer for the evidence of
 // a failure.
 func (env *ServerEnv) recordExchange(x client.Exchange) {
+	if len(x.Body) > client.MaxExchangeBody {
+		x.Body = x.Body[:client.MaxExchangeBody]
+	}
 	env.mu.Lock()
 	env.last = &x
 	env.mu.Unlock()

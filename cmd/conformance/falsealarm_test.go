@@ -194,6 +194,44 @@ func TestFalseAlarmsStayAway(t *testing.T) {
 			},
 		},
 		{
+			// 2026-07-28 progress done right: rising values under the
+			// request's own token on its own stream pass the progress
+			// specs rather than leaving them not-applicable.
+			name: "2026: sends rising progress under the request's own token", target: authed.URL,
+			args: append([]string{"--protocol", "2026-07-28", "--label-filter", "req:EXT-PROG-004 || req:EXT-PROG-005 || req:EXT-PROG-006"}, withTokens...), exit: 0,
+			b: breakage{onRequest: markProgressToken, onResponse: func(method string, resp *http.Response) {
+				if tok := resp.Request.Header.Get(progressTokenHeader); method == "tools/call" && tok != "" && tok != "-" {
+					asStream(resp, progressNote(json.RawMessage(tok), 1), progressNote(json.RawMessage(tok), 2.5), progressNote(json.RawMessage(tok), 3))
+				}
+			}},
+			want: []outcome{
+				{id: "EXT-PROG-004", status: report.StatusPass},
+				{id: "EXT-PROG-005", status: report.StatusPass},
+				{id: "EXT-PROG-006", status: report.StatusPass},
+			},
+		},
+		{
+			// A URL-mode elicitation done right passes EXT-INPUT-016
+			// rather than leaving it not-applicable.
+			name: "2026: asks a URL-mode elicitation with a message and an absolute url", target: authed.URL,
+			args: append([]string{"--protocol", "2026-07-28", "--label-filter", "req:EXT-INPUT-016"}, withTokens...), exit: 0,
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				reqs, _ := resultOf(msg)["inputRequests"].(map[string]any)
+				if method != "tasks/get" {
+					return
+				}
+				for _, v := range reqs {
+					if req, ok := v.(map[string]any); ok && req["method"] == "elicitation/create" {
+						p := paramsOf(req)
+						p["mode"] = "url"
+						p["url"] = "https://example.com/consent?step=1"
+						delete(p, "requestedSchema")
+					}
+				}
+			}},
+			want: []outcome{{id: "EXT-INPUT-016", status: report.StatusPass}},
+		},
+		{
 			// A server certified in the 2025-11-25 profile only: every
 			// EXT- requirement is out of scope, none fails.
 			name: "2026 specs stay out of a --protocol 2025-11-25 run", target: authed.URL,

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -281,6 +282,55 @@ func addRelated(obj map[string]any, id any) {
 	meta[wire.MetaRelatedTask] = map[string]any{"taskId": id}
 }
 
+// progressTokenHeader carries, from onRequest to onResponse, the
+// progressToken of a 2026-07-28 tools/call ("-" when it has none).
+const progressTokenHeader = "X-Broken-Progress-Token"
+
+// markProgressToken is an onRequest that notes the progressToken of a
+// 2026-07-28 tools/call for onResponse.
+func markProgressToken(_ http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+	if req.Method != "tools/call" || !modernRequest(req) {
+		return false
+	}
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	tok := "-"
+	if len(p.Meta.Token) > 0 {
+		tok = string(p.Meta.Token)
+	}
+	r.Header.Set(progressTokenHeader, tok)
+	return false
+}
+
+// asStream turns a JSON answer into an event stream that carries notes
+// (JSON-RPC notifications) before the answer.
+func asStream(resp *http.Response, notes ...map[string]any) {
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		return
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var b bytes.Buffer
+	for _, n := range notes {
+		j, _ := json.Marshal(n)
+		fmt.Fprintf(&b, "data: %s\n\n", j)
+	}
+	fmt.Fprintf(&b, "data: %s\n\n", bytes.TrimSpace(body))
+	resp.Body = io.NopCloser(&b)
+	resp.ContentLength = int64(b.Len())
+	resp.Header.Set("Content-Length", strconv.Itoa(b.Len()))
+	resp.Header.Set("Content-Type", "text/event-stream")
+}
+
+// progressNote is a notifications/progress under the JSON token tok.
+func progressNote(tok json.RawMessage, progress float64) map[string]any {
+	return map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": tok, "progress": progress}}
+}
+
 // brokenServer is one deliberately broken server: the breakage, the label
 // filter that keeps its run short, and the requirement it must fail.
 type brokenServer struct {
@@ -513,6 +563,164 @@ func brokenServers(tokA, tokB string) []brokenServer {
 					return answer(w, req, nil, invalidParams("inputResponses is required on a retry"))
 				}
 				return false
+			}},
+		},
+		{
+			name: "2026: answers an unknown taskId with a home-made -32030", filter: "area:ext-get", want: "EXT-ERR-012",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if e, ok := msg["error"].(map[string]any); ok && method == "tasks/get" && e["code"] == float64(-32602) {
+					e["code"] = -32030
+				}
+			}},
+		},
+		{
+			name: "2026: answers tasks/cancel of an unknown task with the retired -32002", filter: "area:ext-get", want: "EXT-ERR-013",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if e, ok := msg["error"].(map[string]any); ok && method == "tasks/cancel" && e["code"] == float64(-32602) {
+					e["code"] = -32002
+				}
+			}},
+		},
+		{
+			name: "2026: serves a POST without MCP-Protocol-Version", filter: "area:ext-discover", want: "EXT-XPORT-013",
+			b: breakage{onRequest: func(_ http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if modernRequest(req) && r.Header.Get("Mcp-Protocol-Version") == "" {
+					r.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+				}
+				return false
+			}},
+		},
+		{
+			name: "2026: answers a POSTed notification with 200 and a JSON body", filter: "area:ext-discover", want: "EXT-XPORT-017",
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				if len(req.ID) > 0 || !strings.HasPrefix(req.Method, "notifications/") || !modernRequest(req) {
+					return false
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","result":{"resultType":"complete"}}`))
+				return true
+			}},
+		},
+		{
+			name: "2026: takes another identity's answers to a task's input", filter: "area:ext-input", want: "EXT-SEC-007",
+			b: breakage{onRequest: func(_ http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if req.Method == "tasks/update" && modernRequest(req) && r.Header.Get("Authorization") == "Bearer "+tokB {
+					r.Header.Set("Authorization", "Bearer "+tokA)
+				}
+				return false
+			}},
+		},
+		{
+			name: "2026: sends log messages on a task's listen stream", filter: "req:EXT-NOTIFY-007", want: "EXT-NOTIFY-007",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if method == "subscriptions/listen" && msg["method"] == "notifications/tasks" {
+					msg["method"] = "notifications/message"
+					msg["params"] = map[string]any{"level": "info", "data": "task news"}
+				}
+			}},
+		},
+		func() brokenServer {
+			// Every listen stream is made to follow the tasks created so far.
+			var mu sync.Mutex
+			var seen []string
+			return brokenServer{
+				name: "2026: sends task notifications to a listen stream that asked for none", filter: "area:ext-notify", want: "EXT-NOTIFY-008",
+				b: breakage{
+					onMessage: func(method string, msg map[string]any) {
+						if r := resultOf(msg); r != nil && method == "tools/call" && r["resultType"] == "task" {
+							if id, ok := r["taskId"].(string); ok {
+								mu.Lock()
+								seen = append(seen, id)
+								mu.Unlock()
+							}
+						}
+					},
+					onRequest: func(_ http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+						if req.Method != "subscriptions/listen" || strings.Contains(string(req.Params), "taskIds") {
+							return false
+						}
+						mu.Lock()
+						ids := slices.Clone(seen)
+						mu.Unlock()
+						setParams(r, req, func(p map[string]any) {
+							n, _ := p["notifications"].(map[string]any)
+							if n == nil {
+								n = map[string]any{}
+							}
+							n["taskIds"] = ids
+							p["notifications"] = n
+						})
+						return false
+					},
+				},
+			}
+		}(),
+		{
+			name: "2026: logs on a tools/call stream that set no log level", filter: "req:EXT-PROG-005", want: "EXT-PROG-005",
+			b: breakage{onRequest: markProgressToken, onResponse: func(method string, resp *http.Response) {
+				if method == "tools/call" && resp.Request.Header.Get(progressTokenHeader) != "" {
+					asStream(resp, map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": "info", "data": "unasked"}})
+				}
+			}},
+		},
+		{
+			name: "2026: sends another request's progress on a tools/call stream", filter: "req:EXT-PROG-006", want: "EXT-PROG-006",
+			b: breakage{onRequest: markProgressToken, onResponse: func(method string, resp *http.Response) {
+				if method == "tools/call" && resp.Request.Header.Get(progressTokenHeader) != "" {
+					asStream(resp, progressNote(json.RawMessage(`"someone-else"`), 1))
+				}
+			}},
+		},
+		{
+			name: "2026: lets progress go down", filter: "req:EXT-PROG-004", want: "EXT-PROG-004",
+			b: breakage{onRequest: markProgressToken, onResponse: func(method string, resp *http.Response) {
+				if tok := resp.Request.Header.Get(progressTokenHeader); method == "tools/call" && tok != "" && tok != "-" {
+					asStream(resp, progressNote(json.RawMessage(tok), 2), progressNote(json.RawMessage(tok), 1))
+				}
+			}},
+		},
+		{
+			name: "2026: does not implement subscriptions/listen", filter: "req:EXT-BASE-001", want: "EXT-BASE-001",
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				if req.Method != "subscriptions/listen" || !modernRequest(req) {
+					return false
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "method not found"}})
+				return true
+			}},
+		},
+		{
+			name: "2026: sends a tasks/get answer that is not UTF-8", filter: "req:EXT-XPORT-021", want: "EXT-XPORT-021",
+			b: breakage{onResponse: func(method string, resp *http.Response) {
+				if method != "tasks/get" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+					return
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				body = bytes.Replace(body, []byte(`"resultType":"complete"`), []byte("\"resultType\":\"complete\",\"x-note\":\"caf\xe9\""), 1)
+				resp.Body = io.NopCloser(bytes.NewReader(body))
+				resp.ContentLength = int64(len(body))
+				resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+			}},
+		},
+		{
+			name: "2026: asks a URL-mode elicitation without a valid url", filter: "req:EXT-INPUT-016", want: "EXT-INPUT-016",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				r := resultOf(msg)
+				reqs, _ := r["inputRequests"].(map[string]any)
+				if method != "tasks/get" {
+					return
+				}
+				for _, v := range reqs {
+					if req, ok := v.(map[string]any); ok && req["method"] == "elicitation/create" {
+						p := paramsOf(req)
+						p["mode"] = "url"
+						p["url"] = "no scheme here"
+						delete(p, "requestedSchema")
+					}
+				}
 			}},
 		},
 		{
@@ -1248,7 +1456,11 @@ func TestBrokenServersFailTheRightRequirement(t *testing.T) {
 	}
 	tokA, tokB := proxyTokens()
 	cat := brokenServers(tokA, tokB)
-	if len(cat) < 40 {
+	// MCPTASKS_BROKEN narrows the run to the broken servers whose name
+	// contains it (while writing a new one).
+	if only := os.Getenv("MCPTASKS_BROKEN"); only != "" {
+		cat = slices.DeleteFunc(cat, func(b brokenServer) bool { return !strings.Contains(b.name, only) })
+	} else if len(cat) < 40 {
 		t.Errorf("only %d broken servers in the catalogue, want at least 40", len(cat))
 	}
 	runs := make([]brokenRun, len(cat))
