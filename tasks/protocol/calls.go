@@ -76,9 +76,13 @@ func parseTTL(raw json.RawMessage) (*time.Duration, error) {
 func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
 	p, ok := plainCallParams(params)
 	if !ok {
-		if err := decodeParams(params, &p); err != nil {
+		// A variable of its own: decoding into it moves it to the
+		// heap, which the plain path does not need.
+		var q callParams
+		if err := decodeParams(params, &q); err != nil {
 			return nil, err
 		}
+		p = q
 	}
 	if p.Name == "" {
 		return nil, badParam(`"name" is required`)
@@ -89,7 +93,14 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 	} else if !IsObject(args) {
 		return nil, badParam(`"arguments" must be an object, got %s`, JSONType(args))
 	}
-	token, hasToken, err := p.Meta.ProgressToken()
+	var (
+		token    schema.ProgressToken
+		hasToken bool
+		err      error
+	)
+	if _, ok := p.Meta[wire.MetaProgressToken]; ok {
+		token, hasToken, err = p.Meta.ProgressToken()
+	}
 	if err != nil || (hasToken && token.IsZero()) {
 		return nil, badParam(`"_meta.progressToken" must be a string or an integer`)
 	}

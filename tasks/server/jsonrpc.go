@@ -35,44 +35,94 @@ func plainEnvelope(data []byte) (m envelope, ok bool) {
 		return envelope{}, false
 	}
 	var seen [6]bool
-	raw := func(i int, dst *json.RawMessage, v []byte) bool {
+	// The raw members are views of data until the scan ends; then they
+	// share one copy, since data is the pooled request buffer.
+	var raws [4][]byte // id, params, result, error
+	raw := func(i int, v []byte) bool {
 		if seen[i] || string(v) == "null" {
 			return false
 		}
 		seen[i] = true
-		*dst = append(json.RawMessage(nil), v...)
+		raws[i-2] = v
 		return true
 	}
 	str := func(i int, dst *string, v []byte) bool {
-		s, ok := protocol.PlainString(v)
-		if seen[i] || !ok {
+		if seen[i] {
+			return false
+		}
+		s, ok := knownString(v)
+		if !ok {
+			s, ok = protocol.PlainString(v)
+		}
+		if !ok {
 			return false
 		}
 		seen[i] = true
 		*dst = s
 		return true
 	}
-	ok = protocol.ScanObject(data, func(key string, v []byte) bool {
-		switch key {
+	ok = protocol.ScanMembers(data, func(key, v []byte) bool {
+		switch string(key) {
 		case "jsonrpc":
 			return str(0, &m.JSONRPC, v)
 		case "method":
 			return str(1, &m.Method, v)
 		case "id":
-			return raw(2, &m.ID, v)
+			return raw(2, v)
 		case "params":
-			return raw(3, &m.Params, v)
+			return raw(3, v)
 		case "result":
-			return raw(4, &m.Result, v)
+			return raw(4, v)
 		case "error":
-			return raw(5, &m.Error, v)
+			return raw(5, v)
 		}
 		return false
 	})
 	if !ok {
 		return envelope{}, false
 	}
+	n := 0
+	for _, r := range raws {
+		n += len(r)
+	}
+	if n > 0 {
+		buf := make([]byte, 0, n)
+		dst := [4]*json.RawMessage{&m.ID, &m.Params, &m.Result, &m.Error}
+		for i, r := range raws {
+			if r != nil {
+				at := len(buf)
+				buf = append(buf, r...)
+				*dst[i] = buf[at:len(buf):len(buf)]
+			}
+		}
+	}
 	return m, true
+}
+
+// knownStrings are the method names and the jsonrpc version a plain
+// envelope carries most often, kept so that reading them allocates
+// nothing.
+var knownStrings = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{
+		"2.0",
+		wire.MethodInitialize, wire.MethodPing, wire.MethodToolsList, wire.MethodToolsCall,
+		wire.MethodTasksGet, wire.MethodTasksResult, wire.MethodTasksList, wire.MethodTasksCancel,
+		wire.NotificationInitialized, wire.NotificationCancelled, wire.NotificationProgress,
+	} {
+		m[s] = s
+	}
+	return m
+}()
+
+// knownString returns the content of the JSON string v when it is one of
+// knownStrings (written without escapes).
+func knownString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	s, ok := knownStrings[string(v[1:len(v)-1])]
+	return s, ok
 }
 
 // kind is the JSON-RPC shape of a decoded message.
