@@ -94,6 +94,13 @@ func (e *abandonedError) Error() string {
 	return fmt.Sprintf("%s not recorded (%v): %v", e.What, e.Cause, e.Last)
 }
 
+// isAbandoned reports whether err is or wraps an *abandonedError, without
+// the heap variable errors.As would need on every outcome.
+func isAbandoned(err error) bool {
+	_, ok := errors.AsType[*abandonedError](err)
+	return ok
+}
+
 func (e *abandonedError) Unwrap() []error { return []error{e.Cause, e.Last} }
 
 // watchDelay is how long a task's work runs before the engine starts
@@ -248,7 +255,6 @@ func (r *run) record(ctx context.Context, status Status, message string, o Outco
 		r.current = rec
 	}
 	r.mu.Unlock()
-	var ab *abandonedError
 	switch {
 	case err == nil:
 		if r.e.log.Enabled(ctx, slog.LevelInfo) { // the arguments cost allocations even when not logged
@@ -258,7 +264,8 @@ func (r *run) record(ctx context.Context, status Status, message string, o Outco
 	case errors.Is(err, ErrInvalidTransition), errors.Is(err, ErrNotFound):
 		// Ended elsewhere (cancelled, reaped, an earlier attempt) or gone.
 		r.e.log.Debug("task outcome not written: the task already ended or is gone", "owner", r.owner, "task", r.id, "err", err)
-	case errors.As(err, &ab):
+	case isAbandoned(err):
+		ab, _ := errors.AsType[*abandonedError](err)
 		r.e.log.Error("task outcome NOT recorded", "owner", r.owner, "task", r.id, "status", status,
 			"message", message, "reason", ab.Cause, "err", ab.Last)
 	default:
