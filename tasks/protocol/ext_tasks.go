@@ -342,7 +342,6 @@ func (c *Core) modernToolsCall(ctx context.Context, caller ModernCaller, m moder
 			return nil, badParam("arguments of %q: %v", p.Name, err)
 		}
 	}
-	tc := &ToolCall{Name: p.Name, Arguments: args}
 	// The server decides: a tool that may run as a task does so whenever
 	// the request declared the extension.
 	asTask := m.extension && (tool.TaskSupport == TaskOptional || tool.TaskSupport == TaskRequired)
@@ -350,7 +349,7 @@ func (c *Core) modernToolsCall(ctx context.Context, caller ModernCaller, m moder
 		if tool.TaskSupport == TaskRequired {
 			return nil, missingExtension("tool " + strconv.Quote(p.Name) + " runs only as a task, so calling it")
 		}
-		res, err := safeHandle(tool.Handler, ctx, tc)
+		res, err := safeHandle(tool.Handler, ctx, &ToolCall{Name: p.Name, Arguments: args})
 		if err != nil {
 			return nil, err
 		}
@@ -361,7 +360,7 @@ func (c *Core) modernToolsCall(ctx context.Context, caller ModernCaller, m moder
 		return out, nil
 	}
 	owner := ModernOwner(caller.Owner())
-	rec, err := c.startToolTask(ctx, owner, nil, tool, tc, tasks.WithInput(c.modernInput(m.elicitForm())))
+	rec, err := c.startToolTask(ctx, owner, nil, tool, ToolCall{Name: p.Name, Arguments: args}, tasks.WithInput(c.modernInput(m.elicitForm())))
 	if err != nil {
 		return nil, err
 	}
@@ -380,7 +379,7 @@ func (c *Core) modernToolsCall(ctx context.Context, caller ModernCaller, m moder
 
 // startToolTask starts tool as a task of owner, within the server's task
 // limits; both profiles create tasks through it.
-func (c *Core) startToolTask(ctx context.Context, owner tasks.Owner, ttl *time.Duration, tool Tool, tc *ToolCall, opts ...tasks.StartOption) (tasks.Record, error) {
+func (c *Core) startToolTask(ctx context.Context, owner tasks.Owner, ttl *time.Duration, tool Tool, tc ToolCall, opts ...tasks.StartOption) (tasks.Record, error) {
 	if err := c.retained.check(owner, c.engine.Config().Now().UnixMilli()); err != nil {
 		c.LogRefusal("task creation refused", "owner", owner, "reason", err.Error())
 		return tasks.Record{}, err
@@ -401,12 +400,12 @@ func (c *Core) startToolTask(ctx context.Context, owner tasks.Owner, ttl *time.D
 	return rec, nil
 }
 
-// toolWork is the work of a tool called as a task; tc belongs to it once
-// the task starts.
+// toolWork is the work of a tool called as a task, with the call it
+// hands the tool (one allocation for both).
 type toolWork struct {
 	c       *Core
 	handler ToolHandler
-	call    *ToolCall
+	call    ToolCall
 	// started: the work ran, and so releases its active-task slot itself.
 	started atomic.Bool
 }
@@ -415,7 +414,7 @@ func (w *toolWork) run(t tasks.TaskContext) (json.RawMessage, error) {
 	defer w.c.active.release()
 	w.started.Store(true)
 	w.call.Task = t
-	return w.handler(t, w.call)
+	return w.handler(t, &w.call)
 }
 
 // taskIDParam reads a non-empty taskId.
