@@ -191,7 +191,8 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	msg, k, err := decode(buf.Bytes())
+	m, k, err := decodeValue(buf.Bytes())
+	msg := &m
 	if err != nil {
 		var de *decodeError
 		if errors.As(err, &de) {

@@ -145,44 +145,57 @@ func (e *decodeError) Error() string { return e.err.Message }
 
 // decode parses one JSON-RPC message and classifies it.
 func decode(data []byte) (*envelope, kind, error) {
+	m, k, err := decodeValue(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	return &m, k, nil
+}
+
+// decodeValue is decode returning the envelope itself, which a caller
+// can keep on its stack.
+func decodeValue(data []byte) (envelope, kind, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
-		return nil, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "empty message: expected one JSON-RPC 2.0 object")}
+		return envelope{}, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "empty message: expected one JSON-RPC 2.0 object")}
 	}
 	// JSON text is UTF-8 (RFC 8259 § 8.1). Go's decoder would quietly
 	// replace bad bytes in strings, but an id echoed from the raw input
 	// would carry them into the reply; so such a message is refused as a
 	// whole, before anything in it is used.
 	if !utf8.Valid(data) {
-		return nil, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid UTF-8")}
+		return envelope{}, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid UTF-8")}
 	}
 	if data[0] != '{' {
 		switch {
 		case !json.Valid(data):
-			return nil, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid JSON")}
+			return envelope{}, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid JSON")}
 		case data[0] == '[':
-			return nil, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "batches are not supported: send one JSON-RPC object per message")}
+			return envelope{}, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "batches are not supported: send one JSON-RPC object per message")}
 		}
-		return nil, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")}
+		return envelope{}, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")}
 	}
 	m, plain := plainEnvelope(data)
 	var err error
 	if !plain {
-		err = json.Unmarshal(data, &m)
+		// Into a variable of its own, which decoding moves to the heap.
+		var u envelope
+		err = json.Unmarshal(data, &u)
+		m = u
 	}
 	if err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) || !json.Valid(data) {
-			return nil, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid JSON")}
+			return envelope{}, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid JSON")}
 		}
-		return nil, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "invalid request: "+protocol.FieldError(err))}
+		return envelope{}, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "invalid request: "+protocol.FieldError(err))}
 	}
-	bad := func(why string) (*envelope, kind, error) {
+	bad := func(why string) (envelope, kind, error) {
 		id := m.ID
 		if validID(id) != nil {
 			id = nil
 		}
-		return nil, 0, &decodeError{id: id, err: rpcErr(wire.CodeInvalidRequest, "invalid request: "+why)}
+		return envelope{}, 0, &decodeError{id: id, err: rpcErr(wire.CodeInvalidRequest, "invalid request: "+why)}
 	}
 	if m.JSONRPC != "2.0" {
 		return bad(`"jsonrpc" must be "2.0"`)
@@ -195,12 +208,12 @@ func decode(data []byte) (*envelope, kind, error) {
 			return bad(`"params" must be an object`)
 		}
 		if m.ID == nil {
-			return &m, kindNotification, nil
+			return m, kindNotification, nil
 		}
 		if err := validID(m.ID); err != nil {
 			return bad(err.Error())
 		}
-		return &m, kindRequest, nil
+		return m, kindRequest, nil
 	}
 	if m.ID == nil || (m.Result == nil) == (m.Error == nil) {
 		return bad(`expected a request (with "method") or a response (with "id" and exactly one of "result" or "error")`)
@@ -208,7 +221,7 @@ func decode(data []byte) (*envelope, kind, error) {
 	if err := validID(m.ID); err != nil {
 		return bad(err.Error())
 	}
-	return &m, kindResponse, nil
+	return m, kindResponse, nil
 }
 
 // validID accepts a string or an integer.
