@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcptasks/mcptasks/internal/jsonvalid"
 	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
@@ -275,7 +276,7 @@ func (r *run) record(ctx context.Context, status Status, message string, o Outco
 }
 
 func (r *run) complete(result json.RawMessage) error {
-	if len(result) == 0 || !json.Valid(result) {
+	if len(result) == 0 || !jsonvalid.Valid(result) {
 		return r.fail(errors.New("task work produced no valid result"))
 	}
 	status, msg := StatusCompleted, ""

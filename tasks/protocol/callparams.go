@@ -3,6 +3,8 @@ package protocol
 import (
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/mcptasks/mcptasks/internal/jsonvalid"
 )
 
 // plainCallParams reads tools/call params made only of "name" (a string
@@ -13,7 +15,7 @@ import (
 // general decoder; for what it accepts the result equals the general
 // decoder's (TestPlainCallParamsAgreesWithTheDecoder).
 func plainCallParams(params []byte) (p callParams, ok bool) {
-	if !json.Valid(params) {
+	if !jsonvalid.Valid(params) {
 		return p, false
 	}
 	var seenName, seenArgs, seenTask bool

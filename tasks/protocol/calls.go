@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcptasks/mcptasks/internal/jsonvalid"
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/wire"
@@ -166,7 +167,7 @@ func safeHandle(h ToolHandler, ctx context.Context, tc *ToolCall) (res json.RawM
 		}
 	}()
 	res, err = h(ctx, tc)
-	if err == nil && (len(res) == 0 || !json.Valid(res)) {
+	if err == nil && (len(res) == 0 || !jsonvalid.Valid(res)) {
 		err = errors.New("tool handler returned no valid result")
 	}
 	return res, err

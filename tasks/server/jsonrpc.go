@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/mcptasks/mcptasks/internal/jsonvalid"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/protocol"
 	"github.com/mcptasks/mcptasks/tasks/wire"
@@ -31,7 +32,7 @@ type envelope struct {
 // decoder's (TestPlainEnvelopeAgreesWithTheDecoder). data must be valid
 // UTF-8.
 func plainEnvelope(data []byte) (m envelope, ok bool) {
-	if !json.Valid(data) {
+	if !jsonvalid.Valid(data) {
 		return envelope{}, false
 	}
 	var seen [6]bool
