@@ -39,9 +39,17 @@ func appendTime(b []byte, t time.Time) []byte {
 // order of schema.Task's fields.
 func appendTask(b []byte, r tasks.Record) []byte {
 	b = append(b, `{"createdAt":"`...)
+	start := len(b)
 	b = appendTime(b, r.CreatedAt)
+	created := b[start:]
 	b = append(b, `","lastUpdatedAt":"`...)
-	b = appendTime(b, r.LastUpdatedAt)
+	if r.LastUpdatedAt.Equal(r.CreatedAt) {
+		// A task not updated since its creation: the same instant, so
+		// the same text (appendTime writes it in UTC).
+		b = append(b, created...)
+	} else {
+		b = appendTime(b, r.LastUpdatedAt)
+	}
 	b = append(b, '"')
 	if r.PollInterval > 0 {
 		b = append(b, `,"pollInterval":`...)

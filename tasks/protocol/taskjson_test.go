@@ -37,6 +37,9 @@ func TestTaskJSONMatchesEncodingJSON(t *testing.T) {
 		}},
 		{"odd id", func(r *tasks.Record) { r.ID = "id with <html> & \"quotes\"" }},
 		{"zero times", func(r *tasks.Record) { r.CreatedAt, r.LastUpdatedAt = time.Time{}, time.Time{} }},
+		{"not updated since creation", func(r *tasks.Record) { r.LastUpdatedAt = r.CreatedAt }},
+		{"same instant in another zone", func(r *tasks.Record) { r.LastUpdatedAt = r.CreatedAt.In(zone) }},
+		{"a nanosecond apart", func(r *tasks.Record) { r.LastUpdatedAt = r.CreatedAt.Add(time.Nanosecond) }},
 		{"reserved variables only", func(r *tasks.Record) {
 			r.Variables = map[string]json.RawMessage{"io.modelcontextprotocol/x": json.RawMessage(`1`)}
 		}},
