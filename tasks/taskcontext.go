@@ -112,7 +112,7 @@ func (e *abandonedError) Unwrap() []error { return []error{e.Cause, e.Last} }
 const watchDelay = 10 * time.Millisecond
 
 // execute runs the work and records its outcome.
-func (r *run) execute(work Work) {
+func (r *run) execute(work Work, w *watcher) {
 	defer r.e.wg.Done()
 	defer r.e.forget(r.id)
 	if r.done != nil {
@@ -121,8 +121,8 @@ func (r *run) execute(work Work) {
 	defer r.cancel(nil)
 	// Armed here, not at Start, so that a worker slow to be scheduled
 	// does not count against the delay.
-	watchLater := time.AfterFunc(watchDelay, r.watch)
-	defer watchLater.Stop()
+	w.arm(r)
+	defer w.disarm()
 	tc := &taskContext{Context: r.ctx, r: r}
 	res, err := safeRun(work, tc)
 	if r.isFinished() {
