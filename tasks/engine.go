@@ -414,8 +414,10 @@ func (e *Engine) runWork(j job) {
 // worker runs j, then waits for more work while there are at most
 // maxIdleWorkers idle workers, until the engine closes.
 func (e *Engine) worker(j job) {
+	var w watcher
+	defer w.stop()
 	for {
-		j.r.execute(j.work)
+		j.r.execute(j.work, &w)
 		j = job{}
 		if e.idleWorkers.Add(1) > maxIdleWorkers {
 			e.idleWorkers.Add(-1)
@@ -427,6 +429,48 @@ func (e *Engine) worker(j job) {
 			e.idleWorkers.Add(-1)
 			return
 		}
+	}
+}
+
+// watcher starts the watch of the task its worker runs once the work
+// has run for watchDelay (see run.watch). Each worker goroutine has one,
+// so its timer is made once and reset per task instead of allocated per
+// task.
+type watcher struct {
+	t   *time.Timer
+	cur atomic.Pointer[run]
+}
+
+// arm starts r's watch after watchDelay unless disarm comes first.
+func (w *watcher) arm(r *run) {
+	w.cur.Store(r)
+	if w.t == nil {
+		w.t = time.AfterFunc(watchDelay, w.fire)
+	} else {
+		w.t.Reset(watchDelay)
+	}
+}
+
+// disarm cancels the pending watch start, if it has not begun.
+func (w *watcher) disarm() {
+	w.t.Stop()
+	w.cur.Store(nil)
+}
+
+// fire runs on the timer's goroutine. The task is taken with a swap, so
+// it is watched at most once: a firing that raced with disarm and arm
+// can only start the next task's watch early, which costs a store wait
+// and changes nothing else.
+func (w *watcher) fire() {
+	if r := w.cur.Swap(nil); r != nil {
+		r.watch()
+	}
+}
+
+// stop releases the timer when the worker goroutine ends.
+func (w *watcher) stop() {
+	if w.t != nil {
+		w.t.Stop()
 	}
 }
 

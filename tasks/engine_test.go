@@ -545,3 +545,53 @@ func TestEngineExtendTTL(t *testing.T) {
 		t.Errorf("extending a finished task: %v", err)
 	}
 }
+
+// TestEngineWatchesEachTaskOfAReusedWorker runs tasks one after another,
+// so that the same idle worker takes them, alternating work that ends at
+// once (its pending watch is called off) with work that waits until a
+// cancel made directly in the store (as another instance would) stops
+// it: every waiting task must be watched, whatever ran on its worker
+// before.
+func TestEngineWatchesEachTaskOfAReusedWorker(t *testing.T) {
+	cfg := tasks.Config{PollInterval: 50 * time.Millisecond}.WithDefaults()
+	st := memory.New(cfg)
+	e := tasks.NewEngine(st, cfg, quiet)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := e.Close(ctx); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		_ = st.Close()
+	})
+	ctx := ctxT(t)
+	for i := range 6 {
+		quick, err := e.Start(ctx, owner, tasks.CreateParams{Method: "tools/call"}, func(tasks.TaskContext) (json.RawMessage, error) {
+			return json.RawMessage(`{}`), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Result(ctx, owner, quick.ID); err != nil {
+			t.Fatal(err)
+		}
+		stopped := make(chan struct{})
+		rec, err := e.Start(ctx, owner, tasks.CreateParams{Method: "tools/call"}, func(tc tasks.TaskContext) (json.RawMessage, error) {
+			<-tc.Done()
+			close(stopped)
+			return nil, tc.Err()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(30 * time.Millisecond) // past the watch delay
+		if _, err := st.Cancel(ctx, owner, rec.ID, "elsewhere"); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			t.Fatalf("task %d: work not stopped after a cancel by another instance", i)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcptasks/mcptasks/internal/jsonvalid"
 	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
@@ -105,6 +106,13 @@ func (e *abandonedError) Error() string {
 	return fmt.Sprintf("%s not recorded (%v): %v", e.What, e.Cause, e.Last)
 }
 
+// isAbandoned reports whether err is or wraps an *abandonedError, without
+// the heap variable errors.As would need on every outcome.
+func isAbandoned(err error) bool {
+	_, ok := errors.AsType[*abandonedError](err)
+	return ok
+}
+
 func (e *abandonedError) Unwrap() []error { return []error{e.Cause, e.Last} }
 
 // watchDelay is how long a task's work runs before the engine starts
@@ -115,7 +123,7 @@ func (e *abandonedError) Unwrap() []error { return []error{e.Cause, e.Last} }
 const watchDelay = 10 * time.Millisecond
 
 // execute runs the work and records its outcome.
-func (r *run) execute(work Work) {
+func (r *run) execute(work Work, w *watcher) {
 	defer r.e.wg.Done()
 	defer r.e.forget(r.id)
 	if r.done != nil {
@@ -124,8 +132,8 @@ func (r *run) execute(work Work) {
 	defer r.cancel(nil)
 	// Armed here, not at Start, so that a worker slow to be scheduled
 	// does not count against the delay.
-	watchLater := time.AfterFunc(watchDelay, r.watch)
-	defer watchLater.Stop()
+	w.arm(r)
+	defer w.disarm()
 	tc := &taskContext{Context: r.ctx, r: r}
 	res, err := safeRun(work, tc)
 	if r.isFinished() {
@@ -259,7 +267,6 @@ func (r *run) record(ctx context.Context, status Status, message string, o Outco
 		r.current = rec
 	}
 	r.mu.Unlock()
-	var ab *abandonedError
 	switch {
 	case err == nil:
 		if r.e.log.Enabled(ctx, slog.LevelInfo) { // the arguments cost allocations even when not logged
@@ -269,7 +276,8 @@ func (r *run) record(ctx context.Context, status Status, message string, o Outco
 	case errors.Is(err, ErrInvalidTransition), errors.Is(err, ErrNotFound):
 		// Ended elsewhere (cancelled, reaped, an earlier attempt) or gone.
 		r.e.log.Debug("task outcome not written: the task already ended or is gone", "owner", r.owner, "task", r.id, "err", err)
-	case errors.As(err, &ab):
+	case isAbandoned(err):
+		ab, _ := errors.AsType[*abandonedError](err)
 		r.e.log.Error("task outcome NOT recorded", "owner", r.owner, "task", r.id, "status", status,
 			"message", message, "reason", ab.Cause, "err", ab.Last)
 	default:
@@ -279,7 +287,7 @@ func (r *run) record(ctx context.Context, status Status, message string, o Outco
 }
 
 func (r *run) complete(result json.RawMessage) error {
-	if len(result) == 0 || !json.Valid(result) {
+	if len(result) == 0 || !jsonvalid.Valid(result) {
 		return r.fail(errors.New("task work produced no valid result"))
 	}
 	status, msg := StatusCompleted, ""

@@ -100,3 +100,55 @@ func TestParseKey(t *testing.T) {
 		}
 	}
 }
+
+// parseKeyReference is the straightforward reading of a canonical id that
+// parseKey must agree with.
+func parseKeyReference(id string) (taskKey, bool) {
+	var k taskKey
+	if len(id) != 36 {
+		return k, false
+	}
+	n := 0
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return k, false
+			}
+			continue
+		}
+		var v byte
+		switch {
+		case '0' <= c && c <= '9':
+			v = c - '0'
+		case 'a' <= c && c <= 'f':
+			v = c - 'a' + 10
+		default:
+			return k, false
+		}
+		k[n/2] |= v << (4 * (1 - n%2))
+		n++
+	}
+	return k, true
+}
+
+// TestParseKeyAgreesWithTheReference mutates fresh ids one byte at a time
+// (every position, every byte value) and compares parseKey with the
+// reference reading.
+func TestParseKeyAgreesWithTheReference(t *testing.T) {
+	for range 20 {
+		id := []byte(storekit.NewID())
+		for i := range id {
+			orig := id[i]
+			for c := 0; c < 256; c++ {
+				id[i] = byte(c)
+				k, ok := parseKey(string(id))
+				rk, rok := parseKeyReference(string(id))
+				if ok != rok || (ok && k != rk) {
+					t.Fatalf("%q: parseKey %x %v, reference %x %v", id, k, ok, rk, rok)
+				}
+			}
+			id[i] = orig
+		}
+	}
+}

@@ -49,36 +49,38 @@ type taskKey [16]byte
 // cannot name a task of this store.
 func parseKey(id string) (taskKey, bool) {
 	var k taskKey
-	if len(id) != 36 {
+	if len(id) != 36 || id[8] != '-' || id[13] != '-' || id[18] != '-' || id[23] != '-' {
 		return k, false
 	}
-	n := 0
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if c != '-' {
-				return k, false
-			}
-			continue
-		}
-		var v byte
-		switch {
-		case '0' <= c && c <= '9':
-			v = c - '0'
-		case 'a' <= c && c <= 'f':
-			v = c - 'a' + 10
-		default:
-			return k, false
-		}
-		if n%2 == 0 {
-			k[n/2] = v << 4
-		} else {
-			k[n/2] |= v
-		}
-		n++
+	// One table lookup per digit and a single check at the end: this runs
+	// on every create, read and write of a task.
+	var bad byte
+	for n, at := range keyDigitPairs {
+		hi, lo := hexValue[id[at]], hexValue[id[at+1]]
+		bad |= hi | lo
+		k[n] = hi<<4 | lo
 	}
-	return k, true
+	return k, bad&0xf0 == 0
 }
+
+// keyDigitPairs are the offsets of the 16 two-digit bytes of a canonical
+// id.
+var keyDigitPairs = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
+// hexValue maps a lower-case hex digit to its value and any other byte to
+// 0xff.
+var hexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := byte('0'); c <= '9'; c++ {
+		t[c] = c - '0'
+	}
+	for c := byte('a'); c <= 'f'; c++ {
+		t[c] = c - 'a' + 10
+	}
+	return t
+}()
 
 // ownerState holds one owner's ordered tasks and how many are active.
 type ownerState struct {

@@ -3,6 +3,8 @@ package protocol
 import (
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/mcptasks/mcptasks/internal/jsonvalid"
 )
 
 // plainCallParams reads tools/call params made only of "name" (a string
@@ -13,12 +15,13 @@ import (
 // general decoder; for what it accepts the result equals the general
 // decoder's (TestPlainCallParamsAgreesWithTheDecoder).
 func plainCallParams(params []byte) (p callParams, ok bool) {
-	if !json.Valid(params) {
+	if !jsonvalid.Valid(params) {
 		return p, false
 	}
 	var seenName, seenArgs, seenTask bool
-	ok = ScanObject(params, func(key string, value []byte) bool {
-		switch key {
+	var args, ttl []byte
+	ok = ScanMembers(params, func(key, value []byte) bool {
+		switch string(key) {
 		case "name":
 			if seenName {
 				return false
@@ -32,23 +35,20 @@ func plainCallParams(params []byte) (p callParams, ok bool) {
 				return false
 			}
 			seenArgs = true
-			p.Arguments = append(json.RawMessage(nil), value...)
+			args = value
 			return true
 		case "task":
 			if seenTask || value[0] != '{' {
 				return false
 			}
 			seenTask = true
-			p.Task = &struct {
-				TTL json.RawMessage `json:"ttl"`
-			}{}
 			seenTTL := false
-			return ScanObject(value, func(k string, v []byte) bool {
-				if k != "ttl" || seenTTL {
+			return ScanMembers(value, func(k, v []byte) bool {
+				if string(k) != "ttl" || seenTTL {
 					return false
 				}
 				seenTTL = true
-				p.Task.TTL = append(json.RawMessage(nil), v...)
+				ttl = v
 				return true
 			})
 		}
@@ -57,25 +57,47 @@ func plainCallParams(params []byte) (p callParams, ok bool) {
 	if !ok {
 		return callParams{}, false
 	}
+	if seenArgs {
+		// The arguments outlive the request (a task's work keeps them):
+		// they get their own copy, as the general decoder makes.
+		p.Arguments = append(json.RawMessage(nil), args...)
+	}
+	if seenTask {
+		// The ttl is only read while the request is served; it stays a
+		// view of params.
+		p.Task = &struct {
+			TTL json.RawMessage `json:"ttl"`
+		}{TTL: ttl}
+	}
 	return p, true
 }
 
 // PlainString returns the content of a JSON string value that has no
 // escapes and is valid UTF-8.
 func PlainString(v []byte) (string, bool) {
-	if len(v) < 2 || v[0] != '"' {
+	s, ok := plainStringBytes(v)
+	if !ok {
 		return "", false
+	}
+	return string(s), true
+}
+
+// plainStringBytes is PlainString without the copy: the content is a
+// view of v.
+func plainStringBytes(v []byte) ([]byte, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return nil, false
 	}
 	s := v[1 : len(v)-1]
 	for _, b := range s {
 		if b == '\\' {
-			return "", false
+			return nil, false
 		}
 	}
 	if !utf8.Valid(s) {
-		return "", false
+		return nil, false
 	}
-	return string(s), true
+	return s, true
 }
 
 // ScanObject calls member for each member of obj with its key and raw
@@ -85,6 +107,13 @@ func PlainString(v []byte) (string, bool) {
 // not check it. Transports use it to read plain messages without the
 // reflection of encoding/json.
 func ScanObject(obj []byte, member func(key string, value []byte) bool) bool {
+	return ScanMembers(obj, func(key, value []byte) bool { return member(string(key), value) })
+}
+
+// ScanMembers is ScanObject with each key given as the bytes between its
+// quotes (a view of obj, valid only during the call), so that a caller
+// which only compares keys allocates nothing for them.
+func ScanMembers(obj []byte, member func(key, value []byte) bool) bool {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
@@ -95,7 +124,7 @@ func ScanObject(obj []byte, member func(key string, value []byte) bool) bool {
 	}
 	for i < len(obj) {
 		end := skipValue(obj, i)
-		key, ok := PlainString(obj[i:end])
+		key, ok := plainStringBytes(obj[i:end])
 		if !ok {
 			return false
 		}

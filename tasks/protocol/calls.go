@@ -10,12 +10,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcptasks/mcptasks/internal/jsonvalid"
 	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
-func (c *Core) toolsList(_ context.Context, _ Caller, params json.RawMessage) (any, error) {
+func (c *Core) toolsList(_ context.Context, _ Caller, params json.RawMessage) (json.RawMessage, error) {
 	var p schema.PaginatedRequestParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
@@ -23,7 +24,7 @@ func (c *Core) toolsList(_ context.Context, _ Caller, params json.RawMessage) (a
 	if p.Cursor != nil {
 		return nil, badParam(`"cursor": tools/list has a single page, so no cursor is valid`)
 	}
-	return schema.ListToolsResult{Tools: c.tools.wireTools()}, nil
+	return encodeResult(schema.ListToolsResult{Tools: c.tools.wireTools()})
 }
 
 // callParams decodes tools/call params; the task member is read by hand so
@@ -73,12 +74,16 @@ func parseTTL(raw json.RawMessage) (*time.Duration, error) {
 	return &d, nil
 }
 
-func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
+func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMessage) (json.RawMessage, error) {
 	p, ok := plainCallParams(params)
 	if !ok {
-		if err := decodeParams(params, &p); err != nil {
+		// A variable of its own: decoding into it moves it to the
+		// heap, which the plain path does not need.
+		var q callParams
+		if err := decodeParams(params, &q); err != nil {
 			return nil, err
 		}
+		p = q
 	}
 	if p.Name == "" {
 		return nil, badParam(`"name" is required`)
@@ -89,7 +94,14 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 	} else if !IsObject(args) {
 		return nil, badParam(`"arguments" must be an object, got %s`, JSONType(args))
 	}
-	token, hasToken, err := p.Meta.ProgressToken()
+	var (
+		token    schema.ProgressToken
+		hasToken bool
+		err      error
+	)
+	if _, ok := p.Meta[wire.MetaProgressToken]; ok {
+		token, hasToken, err = p.Meta.ProgressToken()
+	}
 	if err != nil || (hasToken && token.IsZero()) {
 		return nil, badParam(`"_meta.progressToken" must be a string or an integer`)
 	}
@@ -120,8 +132,8 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 			return nil, badParam("arguments of %q: %v", p.Name, err)
 		}
 	}
-	tc := &ToolCall{Name: p.Name, Arguments: args}
 	if !asTask {
+		tc := &ToolCall{Name: p.Name, Arguments: args}
 		if hasToken {
 			tc.progress = plainProgress(caller, token)
 		}
@@ -146,7 +158,7 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 	if hasToken {
 		opts = append(opts, tasks.WithProgress(progressFor(sessionOf(caller), token)))
 	}
-	rec, err := c.startToolTask(ctx, caller.Owner(), ttl, tool, tc, opts...)
+	rec, err := c.startToolTask(ctx, caller.Owner(), ttl, tool, ToolCall{Name: p.Name, Arguments: args}, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +178,7 @@ func safeHandle(h ToolHandler, ctx context.Context, tc *ToolCall) (res json.RawM
 		}
 	}()
 	res, err = h(ctx, tc)
-	if err == nil && (len(res) == 0 || !json.Valid(res)) {
+	if err == nil && (len(res) == 0 || !jsonvalid.Valid(res)) {
 		err = errors.New("tool handler returned no valid result")
 	}
 	return res, err
@@ -238,7 +250,7 @@ func plainTaskID(params json.RawMessage) (string, bool) {
 	return string(id), true
 }
 
-func (c *Core) tasksGet(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
+func (c *Core) tasksGet(ctx context.Context, caller Caller, params json.RawMessage) (json.RawMessage, error) {
 	id, err := taskID(params)
 	if err != nil {
 		return nil, err
@@ -253,7 +265,7 @@ func (c *Core) tasksGet(ctx context.Context, caller Caller, params json.RawMessa
 	return getTaskResultJSON(rec)
 }
 
-func (c *Core) tasksCancel(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
+func (c *Core) tasksCancel(ctx context.Context, caller Caller, params json.RawMessage) (json.RawMessage, error) {
 	id, err := taskID(params)
 	if err != nil {
 		return nil, err
@@ -269,10 +281,10 @@ func (c *Core) tasksCancel(ctx context.Context, caller Caller, params json.RawMe
 		}
 		return nil, err
 	}
-	return schema.CancelTaskResult(WireGetResult(rec)), nil
+	return encodeResult(schema.CancelTaskResult(WireGetResult(rec)))
 }
 
-func (c *Core) tasksList(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
+func (c *Core) tasksList(ctx context.Context, caller Caller, params json.RawMessage) (json.RawMessage, error) {
 	var p schema.PaginatedRequestParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
@@ -296,14 +308,14 @@ func (c *Core) tasksList(ctx context.Context, caller Caller, params json.RawMess
 		nc := page.NextCursor
 		res.NextCursor = &nc
 	}
-	return res, nil
+	return encodeResult(res)
 }
 
 // tasksResult blocks until the task is terminal, meanwhile carrying the
 // task's input requests (elicitations) on this request's stream, and then
 // returns exactly the stored outcome, with related-task metadata on a
 // successful result.
-func (c *Core) tasksResult(ctx context.Context, caller Caller, params json.RawMessage) (any, error) {
+func (c *Core) tasksResult(ctx context.Context, caller Caller, params json.RawMessage) (json.RawMessage, error) {
 	id, err := taskID(params)
 	if err != nil {
 		return nil, err

@@ -253,7 +253,7 @@ func (c *Core) onStatus(rec tasks.Record) {
 	}
 }
 
-type methodFunc func(c *Core, ctx context.Context, caller Caller, params json.RawMessage) (any, error)
+type methodFunc func(c *Core, ctx context.Context, caller Caller, params json.RawMessage) (json.RawMessage, error)
 
 // methods are the requests Handle serves; initialize and ping stay with
 // the transport or SDK, which owns the session they set up.
@@ -286,23 +286,35 @@ func (c *Core) Handle(ctx context.Context, caller Caller, method string, params 
 		return nil, rpcErr(wire.CodeMethodNotFound, "method not found: "+strconv.Quote(method))
 	}
 	res, err := c.safe(m, ctx, caller, method, params)
+	if ee, ok := errors.AsType[*encodeError](err); ok {
+		c.log.Error("encoding result", "method", method, "err", ee.err)
+		return nil, rpcErr(wire.CodeInternalError, "internal error: result could not be encoded")
+	}
 	if err != nil {
 		return nil, err
 	}
-	if r, ok := res.(json.RawMessage); ok {
-		return r, nil
-	}
-	body, err := json.Marshal(res)
+	return res, nil
+}
+
+// encodeError is a method's result that json.Marshal refused.
+type encodeError struct{ err error }
+
+func (e *encodeError) Error() string { return "encoding result: " + e.err.Error() }
+
+// encodeResult is the JSON of a method's typed result. Methods return
+// their results encoded (a raw message, not an interface holding one) so
+// that the hot ones, which write their JSON by hand, box nothing.
+func encodeResult(v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
 	if err != nil {
-		c.log.Error("encoding result", "method", method, "err", err)
-		return nil, rpcErr(wire.CodeInternalError, "internal error: result could not be encoded")
+		return nil, &encodeError{err}
 	}
-	return body, nil
+	return b, nil
 }
 
 // safe runs a method handler, turning a panic into an internal error so
 // one bad request never takes the server down.
-func (c *Core) safe(m methodFunc, ctx context.Context, caller Caller, method string, params json.RawMessage) (res any, err error) {
+func (c *Core) safe(m methodFunc, ctx context.Context, caller Caller, method string, params json.RawMessage) (res json.RawMessage, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.log.Error("method handler panicked", "method", method, "panic", p)

@@ -378,7 +378,7 @@ func (c *Core) modernToolsCall(ctx context.Context, caller ModernCaller, m moder
 		}
 		return out, nil
 	}
-	rec, err := c.startToolTask(ctx, owner, nil, tool, tc, tasks.WithInput(c.modernInput(m.elicitForm())))
+	rec, err := c.startToolTask(ctx, owner, nil, tool, *tc, tasks.WithInput(c.modernInput(m.elicitForm())))
 	if err != nil {
 		return nil, err
 	}
@@ -397,7 +397,7 @@ func (c *Core) modernToolsCall(ctx context.Context, caller ModernCaller, m moder
 
 // startToolTask starts tool as a task of owner, within the server's task
 // limits; both profiles create tasks through it.
-func (c *Core) startToolTask(ctx context.Context, owner tasks.Owner, ttl *time.Duration, tool Tool, tc *ToolCall, opts ...tasks.StartOption) (tasks.Record, error) {
+func (c *Core) startToolTask(ctx context.Context, owner tasks.Owner, ttl *time.Duration, tool Tool, tc ToolCall, opts ...tasks.StartOption) (tasks.Record, error) {
 	if err := c.retained.check(owner, c.engine.Config().Now().UnixMilli()); err != nil {
 		c.LogRefusal("task creation refused", "owner", owner, "reason", err.Error())
 		return tasks.Record{}, err
@@ -421,12 +421,12 @@ func (c *Core) startToolTask(ctx context.Context, owner tasks.Owner, ttl *time.D
 	return rec, nil
 }
 
-// toolWork is the work of a tool called as a task; tc belongs to it once
-// the task starts.
+// toolWork is the work of a tool called as a task, with the call it
+// hands the tool (one allocation for both).
 type toolWork struct {
 	c       *Core
 	handler ToolHandler
-	call    *ToolCall
+	call    ToolCall
 	// prepare is the tool's Prepare when it has not run yet (a call of
 	// the 2025-11-25 profile): it runs in the task, asking through it.
 	prepare func(context.Context, *ToolCall) error
@@ -439,11 +439,11 @@ func (w *toolWork) run(t tasks.TaskContext) (json.RawMessage, error) {
 	w.started.Store(true)
 	w.call.Task = t
 	if w.prepare != nil {
-		if err := prepareInTask(t, w.prepare, w.call); err != nil {
+		if err := prepareInTask(t, w.prepare, &w.call); err != nil {
 			return nil, err
 		}
 	}
-	return w.handler(t, w.call)
+	return w.handler(t, &w.call)
 }
 
 // taskIDParam reads a non-empty taskId.

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"time"
 
@@ -39,9 +40,17 @@ func appendTime(b []byte, t time.Time) []byte {
 // order of schema.Task's fields.
 func appendTask(b []byte, r tasks.Record) []byte {
 	b = append(b, `{"createdAt":"`...)
+	start := len(b)
 	b = appendTime(b, r.CreatedAt)
+	created := b[start:]
 	b = append(b, `","lastUpdatedAt":"`...)
-	b = appendTime(b, r.LastUpdatedAt)
+	if r.LastUpdatedAt.Equal(r.CreatedAt) {
+		// A task not updated since its creation: the same instant, so
+		// the same text (appendTime writes it in UTC).
+		b = append(b, created...)
+	} else {
+		b = appendTime(b, r.LastUpdatedAt)
+	}
 	b = append(b, '"')
 	if r.PollInterval > 0 {
 		b = append(b, `,"pollInterval":`...)
@@ -64,6 +73,43 @@ func appendTask(b []byte, r tasks.Record) []byte {
 	return append(b, '}')
 }
 
+// taskJSONLen is the length appendTask writes for r when its strings
+// need no escapes and its times fall in years 0 to 9999, so the buffers
+// below are made at their final size (a longer text still fits: append
+// grows the buffer).
+func taskJSONLen(r tasks.Record) int {
+	n := len(`{"createdAt":"","lastUpdatedAt":""`) + 2*len("2006-01-02T15:04:05.000Z") +
+		len(`,"status":""`) + len(r.Status) + len(`,"taskId":""`) + len(r.ID) + len(`,"ttl":}`)
+	if r.PollInterval > 0 {
+		n += len(`,"pollInterval":`) + decimalLen(r.PollInterval.Milliseconds())
+	}
+	if r.StatusMessage != "" {
+		n += len(`,"statusMessage":""`) + len(r.StatusMessage)
+	}
+	if r.TTL == nil {
+		n += len("null")
+	} else {
+		n += decimalLen(r.TTL.Milliseconds())
+	}
+	return n
+}
+
+// decimalLen is the length of strconv.AppendInt(nil, v, 10).
+func decimalLen(v int64) int {
+	n := 1
+	if v < 0 {
+		n++
+		if v == math.MinInt64 {
+			return 20
+		}
+		v = -v
+	}
+	for ; v >= 10; v /= 10 {
+		n++
+	}
+	return n
+}
+
 // appendString appends s as a JSON string. Strings of printable ASCII
 // that encoding/json leaves alone are copied; anything else (escapes,
 // HTML characters, non-ASCII) is left to encoding/json.
@@ -82,7 +128,7 @@ func appendString(b []byte, s string) []byte {
 // createTaskResultJSON is the JSON of schema.CreateTaskResult{Task:
 // WireTask(r)}.
 func createTaskResultJSON(r tasks.Record) json.RawMessage {
-	b := make([]byte, 0, 256)
+	b := make([]byte, 0, len(`{"task":}`)+taskJSONLen(r))
 	b = append(b, `{"task":`...)
 	b = appendTask(b, r)
 	return append(b, '}')
@@ -109,14 +155,15 @@ func getTaskResultJSON(r tasks.Record) (json.RawMessage, error) {
 			return json.Marshal(WireGetResult(r))
 		}
 	}
-	return appendTask(make([]byte, 0, 256), r), nil
+	return appendTask(make([]byte, 0, taskJSONLen(r)), r), nil
 }
 
 // statusNotificationJSON is EncodeRequest("", "notifications/tasks/status",
 // WireTask(r)).
 func statusNotificationJSON(r tasks.Record) []byte {
-	b := make([]byte, 0, 320)
-	b = append(b, `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":`...)
+	const prefix = `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":`
+	b := make([]byte, 0, len(prefix)+taskJSONLen(r)+1)
+	b = append(b, prefix...)
 	b = appendTask(b, r)
 	return append(b, '}')
 }

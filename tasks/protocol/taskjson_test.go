@@ -3,6 +3,8 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"strconv"
 	"testing"
 	"time"
 
@@ -37,6 +39,9 @@ func TestTaskJSONMatchesEncodingJSON(t *testing.T) {
 		}},
 		{"odd id", func(r *tasks.Record) { r.ID = "id with <html> & \"quotes\"" }},
 		{"zero times", func(r *tasks.Record) { r.CreatedAt, r.LastUpdatedAt = time.Time{}, time.Time{} }},
+		{"not updated since creation", func(r *tasks.Record) { r.LastUpdatedAt = r.CreatedAt }},
+		{"same instant in another zone", func(r *tasks.Record) { r.LastUpdatedAt = r.CreatedAt.In(zone) }},
+		{"a nanosecond apart", func(r *tasks.Record) { r.LastUpdatedAt = r.CreatedAt.Add(time.Nanosecond) }},
 		{"reserved variables only", func(r *tasks.Record) {
 			r.Variables = map[string]json.RawMessage{"io.modelcontextprotocol/x": json.RawMessage(`1`)}
 		}},
@@ -108,6 +113,36 @@ func TestAppendTimeMatchesAppendFormat(t *testing.T) {
 			if got := appendTime([]byte("x"), in); !bytes.Equal(got, want) {
 				t.Fatalf("appendTime(%v) = %s, want %s", in, got, want)
 			}
+		}
+	}
+}
+
+// TestTaskJSONLenIsExact checks that the size the encoders allocate for
+// is the length they write when nothing needs escaping, so their buffers
+// never grow nor waste room in the common case.
+func TestTaskJSONLenIsExact(t *testing.T) {
+	ttl, long := 1000*time.Millisecond, time.Duration(math.MaxInt64)
+	at := time.Date(2026, 11, 28, 4, 30, 0, 123456789, time.UTC)
+	recs := []tasks.Record{
+		{ID: "3f1c6a1e-0000-4000-8000-000000000001", Status: tasks.StatusWorking, CreatedAt: at, LastUpdatedAt: at, TTL: &ttl, PollInterval: time.Second},
+		{ID: "x", Status: tasks.StatusCompleted, CreatedAt: at, LastUpdatedAt: at.Add(time.Hour), StatusMessage: "done"},
+		{ID: "y", Status: tasks.StatusFailed, TTL: &long, PollInterval: 1},
+		{ID: "z", Status: tasks.StatusWorking, PollInterval: 999 * time.Millisecond},
+	}
+	for _, r := range recs {
+		if got, want := len(appendTask(nil, r)), taskJSONLen(r); got != want {
+			t.Errorf("%+v: appendTask wrote %d bytes, taskJSONLen says %d", r, got, want)
+		}
+		if b := statusNotificationJSON(r); len(b) != cap(b) {
+			t.Errorf("status notification: %d bytes in a buffer of %d", len(b), cap(b))
+		}
+		if b := createTaskResultJSON(r); len(b) != cap(b) {
+			t.Errorf("CreateTaskResult: %d bytes in a buffer of %d", len(b), cap(b))
+		}
+	}
+	for _, v := range []int64{0, 1, 9, 10, 99, 100, 12345, math.MaxInt64, -1, -10, math.MinInt64 + 1, math.MinInt64} {
+		if got, want := decimalLen(v), len(strconv.FormatInt(v, 10)); got != want {
+			t.Errorf("decimalLen(%d) = %d, want %d", v, got, want)
 		}
 	}
 }

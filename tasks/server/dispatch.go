@@ -35,6 +35,12 @@ type call struct {
 	method string
 	params json.RawMessage
 	out    sender
+	// as is the call's Caller, kept here so that handing it to the
+	// protocol core as a pointer boxes nothing.
+	as caller
+	// resp, when not nil, is an empty buffer a success response is
+	// appended to instead of a new one.
+	resp []byte
 }
 
 // caller is the protocol core's view of a request: its session plus the
@@ -88,7 +94,8 @@ func (s *Server) dispatch(c *call) []byte {
 	case wire.MethodPing:
 		res = json.RawMessage(`{}`)
 	default:
-		res, err = s.core.Handle(c.ctx, caller{session: c.sess, out: c.out}, c.method, c.params)
+		c.as = caller{session: c.sess, out: c.out}
+		res, err = s.core.Handle(c.ctx, &c.as, c.method, c.params)
 	}
 	if cause := context.Cause(c.ctx); cause != nil {
 		var rc *requestCancelled
@@ -99,7 +106,11 @@ func (s *Server) dispatch(c *call) []byte {
 	if err != nil {
 		return appendError(nil, c.id, s.core.WireError(c.method, err))
 	}
-	return appendResponse(make([]byte, 0, len(res)+48), c.id, res)
+	buf := c.resp
+	if buf == nil {
+		buf = make([]byte, 0, len(res)+48)
+	}
+	return appendResponse(buf, c.id, res)
 }
 
 // keepAlive pings a long-waiting answer every keep-alive period, so it

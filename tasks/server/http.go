@@ -32,6 +32,12 @@ const defaultKeepAlive = 15 * time.Second
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// respPool holds buffers for encoding success responses; one that grew
+// past maxPooledResponse (a large tool result) is not kept.
+var respPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+const maxPooledResponse = 64 << 10
+
 // ServeHTTP implements the Streamable HTTP transport at whatever path the
 // handler is mounted on: POST carries client messages, GET opens the
 // session's stream of server messages, DELETE ends the session.
@@ -185,7 +191,8 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	msg, k, err := decode(buf.Bytes())
+	m, k, err := decodeValue(buf.Bytes())
+	msg := &m
 	if err != nil {
 		var de *decodeError
 		if errors.As(err, &de) {
@@ -238,9 +245,19 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(http.StatusAccepted)
 	case kindRequest:
-		out := &httpOut{w: w, sess: sess, allowSSE: acceptsSSE(r)}
-		c := &call{ctx: r.Context(), sess: sess, id: msg.ID, method: msg.Method, params: msg.Params, out: out}
-		out.finish(s.dispatch(c))
+		// The answer and the call in one allocation.
+		hc := &struct {
+			out httpOut
+			c   call
+		}{out: httpOut{w: w, sess: sess, allowSSE: acceptsSSE(r)}}
+		rb := respPool.Get().(*[]byte)
+		hc.c = call{ctx: r.Context(), sess: sess, id: msg.ID, method: msg.Method, params: msg.Params, out: &hc.out, resp: (*rb)[:0]}
+		resp := s.dispatch(&hc.c)
+		hc.out.finish(resp) // writes a copy of resp, so its buffer can be used again
+		if resp != nil && cap(resp) <= maxPooledResponse {
+			*rb = resp[:0]
+		}
+		respPool.Put(rb)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/mcptasks/mcptasks/internal/jsonvalid"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/protocol"
 	"github.com/mcptasks/mcptasks/tasks/wire"
@@ -31,48 +32,98 @@ type envelope struct {
 // decoder's (TestPlainEnvelopeAgreesWithTheDecoder). data must be valid
 // UTF-8.
 func plainEnvelope(data []byte) (m envelope, ok bool) {
-	if !json.Valid(data) {
+	if !jsonvalid.Valid(data) {
 		return envelope{}, false
 	}
 	var seen [6]bool
-	raw := func(i int, dst *json.RawMessage, v []byte) bool {
+	// The raw members are views of data until the scan ends; then they
+	// share one copy, since data is the pooled request buffer.
+	var raws [4][]byte // id, params, result, error
+	raw := func(i int, v []byte) bool {
 		if seen[i] || string(v) == "null" {
 			return false
 		}
 		seen[i] = true
-		*dst = append(json.RawMessage(nil), v...)
+		raws[i-2] = v
 		return true
 	}
 	str := func(i int, dst *string, v []byte) bool {
-		s, ok := protocol.PlainString(v)
-		if seen[i] || !ok {
+		if seen[i] {
+			return false
+		}
+		s, ok := knownString(v)
+		if !ok {
+			s, ok = protocol.PlainString(v)
+		}
+		if !ok {
 			return false
 		}
 		seen[i] = true
 		*dst = s
 		return true
 	}
-	ok = protocol.ScanObject(data, func(key string, v []byte) bool {
-		switch key {
+	ok = protocol.ScanMembers(data, func(key, v []byte) bool {
+		switch string(key) {
 		case "jsonrpc":
 			return str(0, &m.JSONRPC, v)
 		case "method":
 			return str(1, &m.Method, v)
 		case "id":
-			return raw(2, &m.ID, v)
+			return raw(2, v)
 		case "params":
-			return raw(3, &m.Params, v)
+			return raw(3, v)
 		case "result":
-			return raw(4, &m.Result, v)
+			return raw(4, v)
 		case "error":
-			return raw(5, &m.Error, v)
+			return raw(5, v)
 		}
 		return false
 	})
 	if !ok {
 		return envelope{}, false
 	}
+	n := 0
+	for _, r := range raws {
+		n += len(r)
+	}
+	if n > 0 {
+		buf := make([]byte, 0, n)
+		dst := [4]*json.RawMessage{&m.ID, &m.Params, &m.Result, &m.Error}
+		for i, r := range raws {
+			if r != nil {
+				at := len(buf)
+				buf = append(buf, r...)
+				*dst[i] = buf[at:len(buf):len(buf)]
+			}
+		}
+	}
 	return m, true
+}
+
+// knownStrings are the method names and the jsonrpc version a plain
+// envelope carries most often, kept so that reading them allocates
+// nothing.
+var knownStrings = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{
+		"2.0",
+		wire.MethodInitialize, wire.MethodPing, wire.MethodToolsList, wire.MethodToolsCall,
+		wire.MethodTasksGet, wire.MethodTasksResult, wire.MethodTasksList, wire.MethodTasksCancel,
+		wire.NotificationInitialized, wire.NotificationCancelled, wire.NotificationProgress,
+	} {
+		m[s] = s
+	}
+	return m
+}()
+
+// knownString returns the content of the JSON string v when it is one of
+// knownStrings (written without escapes).
+func knownString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	s, ok := knownStrings[string(v[1:len(v)-1])]
+	return s, ok
 }
 
 // kind is the JSON-RPC shape of a decoded message.
@@ -95,44 +146,57 @@ func (e *decodeError) Error() string { return e.err.Message }
 
 // decode parses one JSON-RPC message and classifies it.
 func decode(data []byte) (*envelope, kind, error) {
+	m, k, err := decodeValue(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	return &m, k, nil
+}
+
+// decodeValue is decode returning the envelope itself, which a caller
+// can keep on its stack.
+func decodeValue(data []byte) (envelope, kind, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
-		return nil, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "empty message: expected one JSON-RPC 2.0 object")}
+		return envelope{}, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "empty message: expected one JSON-RPC 2.0 object")}
 	}
 	// JSON text is UTF-8 (RFC 8259 § 8.1). Go's decoder would quietly
 	// replace bad bytes in strings, but an id echoed from the raw input
 	// would carry them into the reply; so such a message is refused as a
 	// whole, before anything in it is used.
 	if !utf8.Valid(data) {
-		return nil, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid UTF-8")}
+		return envelope{}, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid UTF-8")}
 	}
 	if data[0] != '{' {
 		switch {
 		case !json.Valid(data):
-			return nil, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid JSON")}
+			return envelope{}, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid JSON")}
 		case data[0] == '[':
-			return nil, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "batches are not supported: send one JSON-RPC object per message")}
+			return envelope{}, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "batches are not supported: send one JSON-RPC object per message")}
 		}
-		return nil, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")}
+		return envelope{}, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")}
 	}
 	m, plain := plainEnvelope(data)
 	var err error
 	if !plain {
-		err = json.Unmarshal(data, &m)
+		// Into a variable of its own, which decoding moves to the heap.
+		var u envelope
+		err = json.Unmarshal(data, &u)
+		m = u
 	}
 	if err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) || !json.Valid(data) {
-			return nil, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid JSON")}
+			return envelope{}, 0, &decodeError{err: rpcErr(wire.CodeParseError, "parse error: the message is not valid JSON")}
 		}
-		return nil, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "invalid request: "+protocol.FieldError(err))}
+		return envelope{}, 0, &decodeError{err: rpcErr(wire.CodeInvalidRequest, "invalid request: "+protocol.FieldError(err))}
 	}
-	bad := func(why string) (*envelope, kind, error) {
+	bad := func(why string) (envelope, kind, error) {
 		id := m.ID
 		if validID(id) != nil {
 			id = nil
 		}
-		return nil, 0, &decodeError{id: id, err: rpcErr(wire.CodeInvalidRequest, "invalid request: "+why)}
+		return envelope{}, 0, &decodeError{id: id, err: rpcErr(wire.CodeInvalidRequest, "invalid request: "+why)}
 	}
 	if m.JSONRPC != "2.0" {
 		return bad(`"jsonrpc" must be "2.0"`)
@@ -145,12 +209,12 @@ func decode(data []byte) (*envelope, kind, error) {
 			return bad(`"params" must be an object`)
 		}
 		if m.ID == nil {
-			return &m, kindNotification, nil
+			return m, kindNotification, nil
 		}
 		if err := validID(m.ID); err != nil {
 			return bad(err.Error())
 		}
-		return &m, kindRequest, nil
+		return m, kindRequest, nil
 	}
 	if m.ID == nil || (m.Result == nil) == (m.Error == nil) {
 		return bad(`expected a request (with "method") or a response (with "id" and exactly one of "result" or "error")`)
@@ -158,7 +222,7 @@ func decode(data []byte) (*envelope, kind, error) {
 	if err := validID(m.ID); err != nil {
 		return bad(err.Error())
 	}
-	return &m, kindResponse, nil
+	return m, kindResponse, nil
 }
 
 // validID accepts a string or an integer.

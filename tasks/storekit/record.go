@@ -1,9 +1,8 @@
 package storekit
 
 import (
+	"crypto/rand"
 	"fmt"
-
-	"github.com/google/uuid"
 
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/wire"
@@ -11,7 +10,26 @@ import (
 
 // NewID returns a fresh task id: a random (version 4) UUID, 122 bits of
 // entropy from crypto/rand.
-func NewID() string { return uuid.NewString() }
+func NewID() string {
+	var u [16]byte
+	_, _ = rand.Read(u[:])  // never fails: crypto/rand ends the program instead
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
+	// The canonical form, 8-4-4-4-12 lowercase hex digits, built in one
+	// buffer so that the id costs a single allocation.
+	const hexDigits = "0123456789abcdef"
+	var b [36]byte
+	j := 0
+	for i, x := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b[j] = '-'
+			j++
+		}
+		b[j], b[j+1] = hexDigits[x>>4], hexDigits[x&0x0f]
+		j += 2
+	}
+	return string(b[:])
+}
 
 // NewRecord builds the Record a store should insert for Create: it checks
 // the owner, applies the TTL policy and the variable size limit, and fills

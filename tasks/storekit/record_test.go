@@ -3,6 +3,7 @@ package storekit
 import (
 	"encoding/json"
 	"errors"
+	"regexp"
 	"testing"
 	"time"
 
@@ -68,5 +69,26 @@ func TestCheckTransitionRejectsTerminalTargets(t *testing.T) {
 		if err := CheckTransition(r, to); !errors.Is(err, tasks.ErrInvalidTransition) {
 			t.Errorf("working→%s: err = %v", to, err)
 		}
+	}
+}
+
+// TestNewIDIsAVersion4UUID checks NewID's ids against the uuid package:
+// canonical lowercase form, version 4, RFC 9562 variant, all distinct.
+func TestNewIDIsAVersion4UUID(t *testing.T) {
+	canonical := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	seen := map[string]bool{}
+	for range 2000 {
+		id := NewID()
+		if !canonical.MatchString(id) {
+			t.Fatalf("id %q is not a canonical version 4 UUID", id)
+		}
+		u, err := uuid.Parse(id)
+		if err != nil || u.Version() != 4 || u.Variant() != uuid.RFC4122 || u.String() != id {
+			t.Fatalf("id %q: parsed %v (version %v, variant %v), err %v", id, u, u.Version(), u.Variant(), err)
+		}
+		if seen[id] {
+			t.Fatalf("id %q issued twice", id)
+		}
+		seen[id] = true
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/mcptasks/mcptasks/internal/jsonvalid"
 	"github.com/mcptasks/mcptasks/tasks"
 )
 
@@ -61,7 +62,7 @@ func VariablesSize(vars map[string]json.RawMessage) int {
 	return n // the last comma stands for }
 }
 
-func validJSON(b []byte) bool { return len(b) > 0 && json.Valid(b) }
+func validJSON(b []byte) bool { return len(b) > 0 && jsonvalid.Valid(b) }
 
 // EncodeVariables renders vars as one JSON object for storage. Values keep
 // their exact bytes (json.Marshal would compact them) and keys are sorted,
