@@ -66,6 +66,8 @@ type wireTour struct {
 	listen *listenRun
 	// created are the ids of the tour's tasks, by fixture role.
 	created map[Role]string
+	// messages are every message of a walkAll, once it is complete.
+	messages []wireMessage
 }
 
 // ofKind returns the tour's task objects of one kind.
@@ -126,7 +128,22 @@ func wireAnswers(r *extReply) map[string]any {
 // cancelled, an input task that asks for input and is answered), listens
 // to them on one subscriptions/listen stream, polls each until it is
 // terminal, and returns every task object the server sent.
+//
+// The tour is walked once per run: the specs that judge its task objects
+// share the first complete walk (a walk a failure cut short is not kept,
+// so the next spec walks again).
 func (env *ServerEnv) walkTasks(ctx context.Context) *wireTour {
+	GinkgoHelper()
+	env.wireMu.Lock()
+	defer env.wireMu.Unlock()
+	if env.wireTasks == nil {
+		env.wireTasks = env.walkTasksNow(ctx)
+	}
+	return env.wireTasks
+}
+
+// walkTasksNow walks the tour of walkTasks.
+func (env *ServerEnv) walkTasksNow(ctx context.Context) *wireTour {
 	GinkgoHelper()
 	tour := &wireTour{created: map[Role]string{}}
 	var creates []*extReply
@@ -249,14 +266,24 @@ func (env *ServerEnv) provokeErrors(ctx context.Context, taskID string) []wireEr
 
 // walkAll runs the task tour, provokes the errors, and asks
 // server/discover and tools/list: the messages the JSON-RPC specs judge.
+// Like walkTasks it walks once per run; the messages it received are kept
+// with the tour (see wireMessages).
 func (env *ServerEnv) walkAll(ctx context.Context) *wireTour {
 	GinkgoHelper()
+	env.wireMu.Lock()
+	defer env.wireMu.Unlock()
+	if env.wireAll != nil {
+		return env.wireAll
+	}
 	env.extCall(ctx, "server/discover", nil)
 	env.extCall(ctx, "tools/list", nil)
 	running, _ := env.extCreate(ctx, FixtureSleep, map[string]any{"ms": 20000})
 	env.provokeErrors(ctx, running)
 	env.extCall(ctx, exttasks.MethodCancel, map[string]any{"taskId": running})
-	return env.walkTasks(ctx)
+	tour := env.walkTasksNow(ctx)
+	tour.messages = env.wireMessages(tour)
+	env.wireAll = tour
+	return tour
 }
 
 // wireMessage is one JSON-RPC message the server sent during a spec.
@@ -275,6 +302,9 @@ type wireMessage struct {
 // (JSON or SSE), every message that came before it on its stream, and
 // every message of the tour's listen stream.
 func (env *ServerEnv) wireMessages(tour *wireTour) []wireMessage {
+	if tour != nil && tour.messages != nil {
+		return tour.messages
+	}
 	var out []wireMessage
 	for _, r := range env.extReplies() {
 		for _, n := range r.Notifications {

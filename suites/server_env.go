@@ -45,6 +45,11 @@ type ServerEnv struct {
 
 	// ext is the running EXT- spec's state (see extSetup).
 	ext *extState
+	// wireTasks and wireAll are the run's complete wire tours (see
+	// walkTasks and walkAll), shared by the ext-wire specs.
+	wireMu    sync.Mutex
+	wireTasks *wireTour
+	wireAll   *wireTour
 
 	mu       sync.Mutex
 	messages []*client.Message
