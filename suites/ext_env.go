@@ -192,6 +192,16 @@ func extTerminal(status string) bool {
 }
 
 // extSend posts one request and reads the answer.
+// extMeta is the per-request _meta of the 2026-07-28 profile: the
+// protocol version, the client's capabilities and its identity.
+func extMeta(version string, caps json.RawMessage) map[string]any {
+	return map[string]any{
+		v20260728.ProtocolVersionMetaKey:    version,
+		v20260728.ClientCapabilitiesMetaKey: caps,
+		v20260728.ClientInfoMetaKey:         map[string]string{"name": "mcptasks-conformance", "version": "suite"},
+	}
+}
+
 func (env *ServerEnv) extSend(ctx context.Context, req extRequest) (*extReply, error) {
 	version := req.Version
 	if version == "" {
@@ -208,11 +218,7 @@ func (env *ServerEnv) extSend(ctx context.Context, req extRequest) (*extReply, e
 	case req.Meta != nil:
 		params["_meta"] = req.Meta
 	default:
-		params["_meta"] = map[string]any{
-			v20260728.ProtocolVersionMetaKey:    version,
-			v20260728.ClientCapabilitiesMetaKey: caps,
-			v20260728.ClientInfoMetaKey:         map[string]string{"name": "mcptasks-conformance", "version": "suite"},
-		}
+		params["_meta"] = extMeta(version, caps)
 	}
 	id := fmt.Sprintf("ext-%d", extSeq.Add(1))
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": req.Method, "params": params})
