@@ -59,7 +59,6 @@ var extNotJudged = map[string]string{
 	"EXT-UPDATE-004": "Guarded by EXT-ERR-002, which asks the stricter -32602 for tasks/update of an unknown taskId at the same SHOULD level.",
 	"EXT-UPDATE-007": "A freedom (MAY); needs the input_multi fixture. Not judged.",
 	"EXT-UPDATE-008": "Informative (the SEP lacks part of it, EXT-DISC-23); needs the input_multi fixture. Not yet written.",
-	"EXT-UPDATE-012": "SHOULD. Not yet written (an answer with an extra member still acknowledged).",
 	"EXT-UPDATE-013": "Informative, derived. Answers under keys that are not outstanding are judged by EXT-UPDATE-006.",
 
 	// Cancellation.
@@ -92,7 +91,6 @@ var extNotJudged = map[string]string{
 	"EXT-ERR-005": "SHOULD. The quality of a message cannot be judged without a heuristic.",
 	"EXT-ERR-006": "Informative. The failed status of a task whose work raised a JSON-RPC error is judged by EXT-GET-010.",
 	"EXT-ERR-014": "SHOULD. Not yet written (a scan of the codes seen, warning only).",
-	"EXT-ERR-016": "SHOULD. Not yet written (tool_error run synchronously comes back as isError, not a JSON-RPC error).",
 
 	// Security.
 	"EXT-SEC-004": "Informative. tasks/list being gone is judged by EXT-COMPAT-006.",
@@ -134,7 +132,6 @@ var extNotJudged = map[string]string{
 	"EXT-COMPAT-011": "Informative. Not yet written (no related-task key in task replies).",
 	"EXT-COMPAT-012": "Informative. Not yet written (no notifications/tasks/status on modern streams).",
 	"EXT-COMPAT-015": "SHOULD. Not yet written (GET and DELETE answered with 405, no session minted).",
-	"EXT-COMPAT-016": "SHOULD. Not yet written (initialize refused with an error naming the supported versions).",
 
 	// Wire shapes.
 	"EXT-WIRE-008": "Informative. Not yet written (no legacy ttl or pollInterval members in a task).",
