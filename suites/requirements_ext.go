@@ -42,6 +42,7 @@ var extRequirements = []Requirement{
 	{ID: "EXT-BASE-001", Level: LevelMust, Section: secCore + "basic/index.mdx", Feature: FeatureExtTasks, Summary: "The message patterns are implemented: subscriptions/listen is never an unknown method."},
 	{ID: "EXT-XPORT-021", Level: LevelMust, Section: secCore + "basic/transports/index.mdx § Messages", Feature: FeatureExtTasks, Summary: "Every message the server sends is valid UTF-8."},
 	{ID: "EXT-BASE-013", Level: LevelShould, Section: secCore + "basic/index.mdx § _meta", Feature: FeatureExtTasks, Summary: "Results carry the server's name and version in _meta."},
+	{ID: "EXT-BASE-014", Level: LevelShould, Section: secCore + "basic/index.mdx § _meta", Feature: FeatureExtTasks, Summary: "clientInfo does not decide whether a call makes a task, nor who may read the task."},
 	{ID: "EXT-BASE-007", Level: LevelShould, Section: secCore + "basic/index.mdx § Statelessness", Feature: FeatureExtTasks, Summary: "Many tasks running at once each keep their own state and outcome."},
 
 	// Task creation.

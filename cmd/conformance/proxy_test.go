@@ -526,6 +526,15 @@ func brokenServers(tokA, tokB string) []brokenServer {
 			}},
 		},
 		{
+			name: "2026: answers synchronously when clientInfo is not its own client", filter: "area:ext-create", want: "EXT-BASE-014",
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				if req.Method == "tools/call" && modernRequest(req) && strings.Contains(string(req.Params), "another-client") {
+					return answer(w, req, map[string]any{"resultType": "complete", "content": []any{}}, nil)
+				}
+				return false
+			}},
+		},
+		{
 			name: "2026: drops ttlMs", filter: "area:ext-create", want: "EXT-WIRE-001",
 			b: breakage{onMessage: func(method string, msg map[string]any) {
 				if r := resultOf(msg); r != nil && (method == "tasks/get" || r["resultType"] == "task") {
