@@ -56,7 +56,10 @@ type TaskContext interface {
 
 // run is the engine's bookkeeping for one task whose work runs here.
 type run struct {
-	e        *Engine
+	e *Engine
+	// parent is the request's context without its cancellation; ctx,
+	// the work's context, is its only child.
+	parent   detached
 	ctx      context.Context
 	cancel   context.CancelCauseFunc
 	owner    Owner
@@ -665,3 +668,16 @@ func (t *taskContext) Fail(err error) error {
 	}
 	return t.r.fail(err)
 }
+
+// detached is a context with the values of the one it wraps but never
+// done, like context.WithoutCancel, yet a plain value that can live
+// inside a run. It is only ever the parent of the run's own cancel
+// context, which answers context.Cause lookups before they reach it.
+type detached struct{ values context.Context }
+
+func (*detached) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*detached) Done() <-chan struct{}       { return nil }
+func (*detached) Err() error                  { return nil }
+
+// Value looks key up in the wrapped context.
+func (d *detached) Value(key any) any { return d.values.Value(key) }
