@@ -59,8 +59,10 @@ type run struct {
 	e *Engine
 	// parent is the request's context without its cancellation; ctx,
 	// the work's context, is its only child.
-	parent   detached
-	ctx      context.Context
+	parent detached
+	ctx    context.Context
+	// tc is the TaskContext handed to the work.
+	tc       taskContext
 	cancel   context.CancelCauseFunc
 	owner    Owner
 	id       string
@@ -137,7 +139,10 @@ func (r *run) execute(work Work, w *watcher) {
 	// does not count against the delay.
 	w.arm(r)
 	defer w.disarm()
-	tc := &taskContext{Context: r.ctx, r: r}
+	// The work's TaskContext lives inside the run (it needs no more
+	// than the run's own lifetime), not in an allocation of its own.
+	r.tc = taskContext{Context: r.ctx, r: r}
+	tc := &r.tc
 	res, err := safeRun(work, tc)
 	if r.isFinished() {
 		return
