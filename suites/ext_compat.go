@@ -49,6 +49,18 @@ var _ = describeServer("2026-07-28: backward compatibility with 2025-11-25", "ex
 		expectExtError(g, -32021, 0, "tasks/get declaring only the legacy tasks capability")
 	})
 
+	env.It("refuses initialize with an error naming 2026-07-28 when it speaks only 2026-07-28", "EXT-COMPAT-016", func(ctx SpecContext) {
+		r := env.extDo(ctx, extRequest{Method: "initialize", NoMeta: true,
+			Params: map[string]any{"protocolVersion": string(Protocol2025), "capabilities": map[string]any{},
+				"clientInfo": map[string]string{"name": "mcptasks-conformance", "version": "suite"}},
+			Headers: map[string]string{client.HeaderProtocolVersion: "", "Mcp-Method": ""}})
+		if r.Error == nil {
+			NotApplicable("the server accepts a 2025-11-25 initialize, so it speaks 2025-11-25 too; the rule is for a server that speaks only 2026-07-28: %s", r)
+		}
+		said := r.Error.Message + " " + string(r.Error.Data)
+		Expect(said).To(ContainSubstring(string(Protocol2026)), "initialize was refused without naming the supported version 2026-07-28: %s", r)
+	})
+
 	env.It("does not switch extension tasks on inside a 2025-11-25 session", "EXT-COMPAT-001", func(ctx SpecContext) {
 		c := env.NewClient(env.Config.URLs[0], env.Config.Headers, client.WithCapabilities(json.RawMessage(
 			`{"extensions":{"`+exttasks.ExtensionID+`":{}},"elicitation":{}}`)))

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/schema/exttasks"
+	"github.com/mcptasks/mcptasks/schema/v20260728"
 )
 
 // taskMembers are the members every Task carries.
@@ -56,6 +57,25 @@ func intOrNull(m map[string]json.RawMessage, key, what string) (int64, bool) {
 }
 
 var _ = describeServer("2026-07-28: task creation", "ext-create", func(env *ServerEnv) {
+	env.It("lets clientInfo decide neither whether a task is made nor who owns it", "EXT-BASE-014", func(ctx SpecContext) {
+		env.extCreate(ctx, FixtureSleep, map[string]any{"ms": 100})
+		r := env.extDo(ctx, extRequest{Method: "tools/call",
+			Params: map[string]any{"name": env.extTool(FixtureSleep), "arguments": env.Config.FixtureArguments(FixtureSleep, map[string]any{"ms": 100})},
+			Meta: map[string]any{
+				v20260728.ProtocolVersionMetaKey:    string(Protocol2026),
+				v20260728.ClientCapabilitiesMetaKey: capsFull,
+				v20260728.ClientInfoMetaKey:         map[string]string{"name": "another-client", "version": "0.0.1"},
+			}})
+		Expect(r.Error).To(BeNil(), "the same tools/call of the sleep fixture under another clientInfo: %s", r)
+		Expect(r.str("resultType")).To(Equal(exttasks.ResultTypeTask), "the sleep fixture made a task under the suite's clientInfo but not under another one: %s", r)
+		id := r.str("taskId")
+		env.ext.mu.Lock()
+		env.ext.created = append(env.ext.created, extCreated{id: id, headers: env.Config.Headers})
+		env.ext.mu.Unlock()
+		g := env.extGet(ctx, id)
+		Expect(g.Error).To(BeNil(), "tasks/get, under the suite's clientInfo, of a task created by the same identity under another clientInfo: %s", g)
+	})
+
 	env.It("creates a task from the declaration in the request's own _meta, with no earlier request", "EXT-CAP-003", func(ctx SpecContext) {
 		_, r := env.extCreate(ctx, FixtureSleep, map[string]any{"ms": 1000})
 		Expect(r.str("resultType")).To(Equal(exttasks.ResultTypeTask))

@@ -112,6 +112,16 @@ var _ = describeServer("2026-07-28: polling and outcomes", "ext-get", func(env *
 		Expect(res.IsError).To(BeTrue(), "the inlined result lost isError: %s", last)
 	})
 
+	env.It("reports a tool's own error as a result with isError, not as a JSON-RPC error", "EXT-ERR-016", func(ctx SpecContext) {
+		sync := env.extToolCall(ctx, FixtureToolError, map[string]any{"ms": 0}, capsNoExt)
+		Expect(sync.Error).To(BeNil(), "the tool_error fixture, called without the extension, came back as a JSON-RPC error: %s", sync)
+		var res struct {
+			IsError bool `json:"isError"`
+		}
+		Expect(json.Unmarshal(sync.Result, &res)).To(Succeed(), "no result: %s", sync)
+		Expect(res.IsError).To(BeTrue(), "the tool_error fixture's result lacks isError true: %s", sync)
+	})
+
 	env.It("inlines exactly the result the request produced, isError or not", "EXT-ERR-011", func(ctx SpecContext) {
 		for _, role := range []Role{FixtureToolError, FixtureSleep} {
 			args := map[string]any{"ms": 0}

@@ -158,6 +158,21 @@ var _ = describeServer("2026-07-28: input required and tasks/update", "ext-input
 		Expect(sortedKeys(inputRequests(after))).To(Equal(sortedKeys(inputRequests(r))), "an answer under an unknown key changed the requests: %s", after)
 	})
 
+	env.It("acknowledges an answer carrying a member it does not know and moves on", "EXT-UPDATE-012", func(ctx SpecContext) {
+		id, r := park(ctx)
+		answers := accept(r)
+		for _, a := range answers {
+			a.(map[string]any)["x-conformance-extra"] = map[string]any{"note": "ignore me"}
+		}
+		ack := update(ctx, id, answers)
+		Expect(ack.Error).To(BeNil(), "tasks/update whose answers carry an extra member was refused: %s", ack)
+		rs := env.extPollUntil(ctx, id, func(s string) bool { return s != stInputRequired || extTerminal(s) })
+		last := rs[len(rs)-1]
+		for k := range inputRequests(last) {
+			Expect(answers).NotTo(HaveKey(k), "the task stays parked on key %q, answered with an extra member: %s", k, last)
+		}
+	})
+
 	env.It("refuses a malformed inputResponses with a JSON-RPC error and leaves the task as it was", "EXT-UPDATE-011", func(ctx SpecContext) {
 		id, r := park(ctx)
 		for what, bad := range map[string]any{"an array": []any{1}, "a string": "yes"} {

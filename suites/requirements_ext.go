@@ -26,6 +26,7 @@ var extRequirements = []Requirement{
 	{ID: "EXT-WIRE-025", Level: LevelMust, Section: secExtWire + "TasksExtensionCapability", Feature: FeatureExtTasks, Summary: "The tasks extension's capability value is a JSON object."},
 	{ID: "EXT-CAP-020", Level: LevelMust, Section: secCore + "basic/versioning.mdx § Protocol Version Negotiation", Feature: FeatureExtTasks, Summary: "Extension identifiers in capabilities are prefixed names following the _meta key grammar."},
 	{ID: "EXT-COMPAT-009", Level: LevelMust, Section: secExtSEP, Feature: FeatureExtTasks, Summary: "server/discover never advertises the 2025-11-25 capabilities.tasks."},
+	{ID: "EXT-COMPAT-016", Level: LevelShould, Section: secCore + "basic/versioning.mdx § Backward Compatibility", Feature: FeatureExtTasks, Summary: "A server speaking only 2026-07-28 refuses initialize with an error that names its versions (not applicable to a server that accepts initialize)."},
 	{ID: "EXT-XPORT-011", Level: LevelMust, Section: secCoreHTTP + " › Protocol Version Header", Feature: FeatureExtTasks, Summary: "An unimplemented protocol version is refused with HTTP 400 and -32022 whose data lists the supported versions and echoes the requested one."},
 	{ID: "EXT-XPORT-012", Level: LevelMust, Section: secCoreHTTP + " › Protocol Version Header", Feature: FeatureExtTasks, Summary: "An unimplemented method is answered with HTTP 404 and -32601."},
 	{ID: "EXT-XPORT-010", Level: LevelMust, Section: secCoreHTTP + " › Protocol Version Header", Feature: FeatureExtTasks, Summary: "A protocol version header that contradicts the version in _meta is refused with HTTP 400 and -32020."},
@@ -41,6 +42,7 @@ var extRequirements = []Requirement{
 	{ID: "EXT-BASE-001", Level: LevelMust, Section: secCore + "basic/index.mdx", Feature: FeatureExtTasks, Summary: "The message patterns are implemented: subscriptions/listen is never an unknown method."},
 	{ID: "EXT-XPORT-021", Level: LevelMust, Section: secCore + "basic/transports/index.mdx § Messages", Feature: FeatureExtTasks, Summary: "Every message the server sends is valid UTF-8."},
 	{ID: "EXT-BASE-013", Level: LevelShould, Section: secCore + "basic/index.mdx § _meta", Feature: FeatureExtTasks, Summary: "Results carry the server's name and version in _meta."},
+	{ID: "EXT-BASE-014", Level: LevelShould, Section: secCore + "basic/index.mdx § _meta", Feature: FeatureExtTasks, Summary: "clientInfo does not decide whether a call makes a task, nor who may read the task."},
 	{ID: "EXT-BASE-007", Level: LevelShould, Section: secCore + "basic/index.mdx § Statelessness", Feature: FeatureExtTasks, Summary: "Many tasks running at once each keep their own state and outcome."},
 
 	// Task creation.
@@ -84,6 +86,7 @@ var extRequirements = []Requirement{
 	{ID: "EXT-ERR-011", Level: LevelMust, Section: secExt + " § Error Handling", Feature: FeatureExtTasks, Summary: "The result inlined in a completed task is the very result the request produced (ignoring _meta and resultType, EXT-DISC-32)."},
 	{ID: "EXT-ERR-012", Level: LevelMust, Section: secCore + "basic/index.mdx § Error Responses › Error Codes", Feature: FeatureExtTasks, Summary: "No error uses a code of -32020..-32099 that 2026-07-28 does not define, nor -32020, -32021 or -32022 where its meaning does not apply."},
 	{ID: "EXT-ERR-013", Level: LevelMust, Section: secCore + "basic/index.mdx § Error Responses › Error Codes", Feature: FeatureExtTasks, Summary: "The retired codes -32002 and -32042 are never sent."},
+	{ID: "EXT-ERR-016", Level: LevelShould, Section: secCore + "server/tools.mdx § Error Handling", Feature: FeatureExtTasks, Summary: "An error raised inside a tool comes back as a result with isError true, not as a JSON-RPC error."},
 
 	// Input.
 	{ID: "EXT-GET-006", Level: LevelMust, Section: secExt + " § Task Polling", Feature: FeatureExtTasks, Summary: "A task waiting for the client is shown as input_required with a non-empty inputRequests map (EXT-DISC-16)."},
@@ -105,6 +108,7 @@ var extRequirements = []Requirement{
 	{ID: "EXT-UPDATE-009", Level: LevelMust, Section: secExt + " § Task Update Requests", Feature: FeatureExtTasks, Summary: "The tasks/update acknowledgement says resultType complete."},
 	{ID: "EXT-UPDATE-010", Level: LevelMay, Section: secExt + " § Example Message Flow", Feature: FeatureExtTasks, Summary: "An input task whose requests are all answered goes on to complete (informative in the catalog)."},
 	{ID: "EXT-UPDATE-011", Level: LevelShould, Section: secMRTR + " § Error Handling", Feature: FeatureExtTasks, Summary: "A malformed or missing inputResponses is refused with a JSON-RPC error and changes nothing."},
+	{ID: "EXT-UPDATE-012", Level: LevelShould, Section: secMRTR + " § Error Handling", Feature: FeatureExtTasks, Summary: "An answer carrying a member the server does not know is acknowledged and used, not refused."},
 
 	// Multi-round-trip tools/call before a task exists.
 	{ID: "EXT-MRTR-003", Level: LevelMust, Section: secMRTR + " § Server Requirements", Feature: FeatureExtTasks, Summary: "An InputRequiredResult carries inputRequests, requestState or both."},

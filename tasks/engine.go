@@ -348,11 +348,8 @@ func (e *Engine) Start(ctx context.Context, owner Owner, p CreateParams, work Wo
 	if e.log.Enabled(ctx, slog.LevelInfo) { // the arguments cost allocations even when not logged
 		e.log.Info("task created", "owner", owner, "task", rec.ID, "method", rec.Method)
 	}
-	workCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	r := &run{
 		e:       e,
-		ctx:     workCtx,
-		cancel:  cancel,
 		owner:   owner,
 		id:      rec.ID,
 		method:  rec.Method,
@@ -361,6 +358,12 @@ func (e *Engine) Start(ctx context.Context, owner Owner, p CreateParams, work Wo
 		// lock to reach it.
 		inputTurn: make(chan struct{}, 1),
 	}
+	// The work keeps the request's values but not its end; the
+	// detached parent lives inside r (context.WithoutCancel would be
+	// one more allocation per task).
+	r.parent = detached{ctx}
+	workCtx, cancel := context.WithCancelCause(&r.parent)
+	r.ctx, r.cancel = workCtx, cancel
 	for _, o := range opts {
 		o(r)
 	}

@@ -56,8 +56,13 @@ type TaskContext interface {
 
 // run is the engine's bookkeeping for one task whose work runs here.
 type run struct {
-	e        *Engine
-	ctx      context.Context
+	e *Engine
+	// parent is the request's context without its cancellation; ctx,
+	// the work's context, is its only child.
+	parent detached
+	ctx    context.Context
+	// tc is the TaskContext handed to the work.
+	tc       taskContext
 	cancel   context.CancelCauseFunc
 	owner    Owner
 	id       string
@@ -134,7 +139,10 @@ func (r *run) execute(work Work, w *watcher) {
 	// does not count against the delay.
 	w.arm(r)
 	defer w.disarm()
-	tc := &taskContext{Context: r.ctx, r: r}
+	// The work's TaskContext lives inside the run (it needs no more
+	// than the run's own lifetime), not in an allocation of its own.
+	r.tc = taskContext{Context: r.ctx, r: r}
+	tc := &r.tc
 	res, err := safeRun(work, tc)
 	if r.isFinished() {
 		return
@@ -665,3 +673,16 @@ func (t *taskContext) Fail(err error) error {
 	}
 	return t.r.fail(err)
 }
+
+// detached is a context with the values of the one it wraps but never
+// done, like context.WithoutCancel, yet a plain value that can live
+// inside a run. It is only ever the parent of the run's own cancel
+// context, which answers context.Cause lookups before they reach it.
+type detached struct{ values context.Context }
+
+func (*detached) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*detached) Done() <-chan struct{}       { return nil }
+func (*detached) Err() error                  { return nil }
+
+// Value looks key up in the wrapped context.
+func (d *detached) Value(key any) any { return d.values.Value(key) }

@@ -486,6 +486,55 @@ func brokenServers(tokA, tokB string) []brokenServer {
 			}},
 		},
 		{
+			name: "2026: turns a tool's isError result into a JSON-RPC error", filter: "area:ext-get", want: "EXT-ERR-016",
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if r := resultOf(msg); r != nil && method == "tools/call" && r["resultType"] != "task" && r["isError"] == true {
+					delete(msg, "result")
+					msg["error"] = map[string]any{"code": -32603, "message": "the tool failed"}
+				}
+			}},
+		},
+		{
+			name: "2026: refuses an answer carrying a member it does not know", filter: "area:ext-input", want: "EXT-UPDATE-012",
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				if req.Method != "tasks/update" || !modernRequest(req) {
+					return false
+				}
+				var p struct {
+					InputResponses map[string]map[string]json.RawMessage `json:"inputResponses"`
+				}
+				if json.Unmarshal(req.Params, &p) != nil {
+					return false
+				}
+				for _, a := range p.InputResponses {
+					for k := range a {
+						if k != "action" && k != "content" && k != "_meta" {
+							return answer(w, req, nil, invalidParams("unknown member "+k))
+						}
+					}
+				}
+				return false
+			}},
+		},
+		{
+			name: "2026: refuses initialize without naming a version", filter: "area:ext-compat", want: "EXT-COMPAT-016",
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				if req.Method == "initialize" {
+					return answer(w, req, nil, map[string]any{"code": -32600, "message": "initialize is not supported here"})
+				}
+				return false
+			}},
+		},
+		{
+			name: "2026: answers synchronously when clientInfo is not its own client", filter: "area:ext-create", want: "EXT-BASE-014",
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				if req.Method == "tools/call" && modernRequest(req) && strings.Contains(string(req.Params), "another-client") {
+					return answer(w, req, map[string]any{"resultType": "complete", "content": []any{}}, nil)
+				}
+				return false
+			}},
+		},
+		{
 			name: "2026: drops ttlMs", filter: "area:ext-create", want: "EXT-WIRE-001",
 			b: breakage{onMessage: func(method string, msg map[string]any) {
 				if r := resultOf(msg); r != nil && (method == "tasks/get" || r["resultType"] == "task") {

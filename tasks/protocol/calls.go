@@ -74,7 +74,7 @@ func parseTTL(raw json.RawMessage) (*time.Duration, error) {
 	return &d, nil
 }
 
-func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMessage) (json.RawMessage, error) {
+func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	p, ok := plainCallParams(params)
 	if !ok {
 		// A variable of its own: decoding into it moves it to the
@@ -152,7 +152,7 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 		if err != nil {
 			return nil, err
 		}
-		return res, nil
+		return appendResult(dst, res), nil
 	}
 	opts := []tasks.StartOption{tasks.WithInput(c.inputFor(sessionOf(caller)))}
 	if hasToken {
@@ -164,10 +164,10 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 	}
 	if tool.ImmediateResponse != nil {
 		if msg := tool.ImmediateResponse(args); msg != "" {
-			return createTaskResultImmediateJSON(rec, msg), nil
+			return appendResult(dst, createTaskResultImmediateJSON(rec, msg)), nil
 		}
 	}
-	return createTaskResultJSON(rec), nil
+	return appendCreateTaskResult(dst, rec), nil
 }
 
 // safeHandle runs a plain tool call, turning a panic into an error.

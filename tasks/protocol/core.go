@@ -253,17 +253,39 @@ func (c *Core) onStatus(rec tasks.Record) {
 	}
 }
 
-type methodFunc func(c *Core, ctx context.Context, caller Caller, params json.RawMessage) (json.RawMessage, error)
+// methodFunc serves one method. A result it writes by hand is appended to
+// dst (nil: a buffer of its own); an error leaves dst's contents unknown.
+type methodFunc func(c *Core, ctx context.Context, caller Caller, params json.RawMessage, dst []byte) (json.RawMessage, error)
 
 // methods are the requests Handle serves; initialize and ping stay with
 // the transport or SDK, which owns the session they set up.
 var methods = map[string]methodFunc{
-	wire.MethodToolsList:   (*Core).toolsList,
+	wire.MethodToolsList:   appended((*Core).toolsList),
 	wire.MethodToolsCall:   (*Core).toolsCall,
-	wire.MethodTasksGet:    (*Core).tasksGet,
-	wire.MethodTasksResult: (*Core).tasksResult,
-	wire.MethodTasksList:   (*Core).tasksList,
-	wire.MethodTasksCancel: (*Core).tasksCancel,
+	wire.MethodTasksGet:    appended((*Core).tasksGet),
+	wire.MethodTasksResult: appended((*Core).tasksResult),
+	wire.MethodTasksList:   appended((*Core).tasksList),
+	wire.MethodTasksCancel: appended((*Core).tasksCancel),
+}
+
+// appended adapts a method that makes its own result buffer: the result
+// is copied to the end of dst when one is given.
+func appended(m func(c *Core, ctx context.Context, caller Caller, params json.RawMessage) (json.RawMessage, error)) methodFunc {
+	return func(c *Core, ctx context.Context, caller Caller, params json.RawMessage, dst []byte) (json.RawMessage, error) {
+		res, err := m(c, ctx, caller, params)
+		if err != nil {
+			return nil, err
+		}
+		return appendResult(dst, res), nil
+	}
+}
+
+// appendResult is res at the end of dst, or res itself without dst.
+func appendResult(dst []byte, res json.RawMessage) json.RawMessage {
+	if dst == nil {
+		return res
+	}
+	return append(dst, res...)
 }
 
 // Handles reports whether Handle serves method.
@@ -281,11 +303,19 @@ func LongRunning(method string) bool {
 // answered with WireError. ctx ends the request (client gone, cancelled);
 // a task's work is not tied to it.
 func (c *Core) Handle(ctx context.Context, caller Caller, method string, params json.RawMessage) (json.RawMessage, error) {
+	return c.HandleAppend(ctx, caller, method, params, nil)
+}
+
+// HandleAppend is Handle with the result appended to dst (which may be
+// nil), so a transport can have it written straight after the start of
+// its response envelope; hand-written results (a created task) then need
+// no buffer of their own. After an error the contents of dst are unknown.
+func (c *Core) HandleAppend(ctx context.Context, caller Caller, method string, params json.RawMessage, dst []byte) (json.RawMessage, error) {
 	m := methods[method]
 	if m == nil {
 		return nil, rpcErr(wire.CodeMethodNotFound, "method not found: "+strconv.Quote(method))
 	}
-	res, err := c.safe(m, ctx, caller, method, params)
+	res, err := c.safe(m, ctx, caller, method, params, dst)
 	if ee, ok := errors.AsType[*encodeError](err); ok {
 		c.log.Error("encoding result", "method", method, "err", ee.err)
 		return nil, rpcErr(wire.CodeInternalError, "internal error: result could not be encoded")
@@ -314,14 +344,14 @@ func encodeResult(v any) (json.RawMessage, error) {
 
 // safe runs a method handler, turning a panic into an internal error so
 // one bad request never takes the server down.
-func (c *Core) safe(m methodFunc, ctx context.Context, caller Caller, method string, params json.RawMessage) (res json.RawMessage, err error) {
+func (c *Core) safe(m methodFunc, ctx context.Context, caller Caller, method string, params json.RawMessage, dst []byte) (res json.RawMessage, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.log.Error("method handler panicked", "method", method, "panic", p)
 			res, err = nil, rpcErr(wire.CodeInternalError, "internal error while handling "+method)
 		}
 	}()
-	return m(c, ctx, caller, params)
+	return m(c, ctx, caller, params, dst)
 }
 
 // Capabilities returns the server capabilities: tools, and tasks with

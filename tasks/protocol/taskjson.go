@@ -128,7 +128,16 @@ func appendString(b []byte, s string) []byte {
 // createTaskResultJSON is the JSON of schema.CreateTaskResult{Task:
 // WireTask(r)}.
 func createTaskResultJSON(r tasks.Record) json.RawMessage {
-	b := make([]byte, 0, len(`{"task":}`)+taskJSONLen(r))
+	return appendCreateTaskResult(nil, r)
+}
+
+// appendCreateTaskResult appends createTaskResultJSON(r) to dst (nil: a
+// buffer of the exact length).
+func appendCreateTaskResult(dst []byte, r tasks.Record) json.RawMessage {
+	b := dst
+	if b == nil {
+		b = make([]byte, 0, len(`{"task":}`)+taskJSONLen(r))
+	}
 	b = append(b, `{"task":`...)
 	b = appendTask(b, r)
 	return append(b, '}')

@@ -87,6 +87,9 @@ func (s *Server) dispatch(c *call) []byte {
 	var (
 		res json.RawMessage
 		err error
+		// inPlace: res is the whole response so far, the core having
+		// appended its result to the envelope's start.
+		inPlace bool
 	)
 	switch c.method {
 	case wire.MethodInitialize:
@@ -95,7 +98,12 @@ func (s *Server) dispatch(c *call) []byte {
 		res = json.RawMessage(`{}`)
 	default:
 		c.as = caller{session: c.sess, out: c.out}
-		res, err = s.core.Handle(c.ctx, &c.as, c.method, c.params)
+		if c.resp != nil {
+			res, err = s.core.HandleAppend(c.ctx, &c.as, c.method, c.params, appendResponseStart(c.resp, c.id))
+			inPlace = true
+		} else {
+			res, err = s.core.Handle(c.ctx, &c.as, c.method, c.params)
+		}
 	}
 	if cause := context.Cause(c.ctx); cause != nil {
 		var rc *requestCancelled
@@ -105,6 +113,9 @@ func (s *Server) dispatch(c *call) []byte {
 	}
 	if err != nil {
 		return appendError(nil, c.id, s.core.WireError(c.method, err))
+	}
+	if inPlace {
+		return append(res, '}')
 	}
 	buf := c.resp
 	if buf == nil {

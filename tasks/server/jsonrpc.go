@@ -251,11 +251,17 @@ func rpcErr(code int, msg string) *tasks.RPCError {
 
 // appendResponse encodes a success response.
 func appendResponse(buf []byte, id, result json.RawMessage) []byte {
-	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
-	buf = appendID(buf, id)
-	buf = append(buf, `,"result":`...)
+	buf = appendResponseStart(buf, id)
 	buf = append(buf, result...)
 	return append(buf, '}')
+}
+
+// appendResponseStart encodes a success response up to its result, which
+// goes next, followed by a closing brace.
+func appendResponseStart(buf []byte, id json.RawMessage) []byte {
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = appendID(buf, id)
+	return append(buf, `,"result":`...)
 }
 
 // appendError encodes an error response. Without an id (the request's
