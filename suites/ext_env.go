@@ -152,7 +152,7 @@ func (env *ServerEnv) extSetup(context.Context) {
 	env.mu.Lock()
 	env.last = nil // the evidence of a 2025-11-25 spec says nothing here
 	env.mu.Unlock()
-	if env.Config.Stdio() {
+	if r, _ := Lookup(currentRequirement()); env.Config.Stdio() && !r.FeaturesIn(ModeServer).Names(FeatureStdio) {
 		NotSupported("the 2026-07-28 specs speak Streamable HTTP only in this version of the suite")
 	}
 	ginkgo.DeferCleanup(env.extTeardown)

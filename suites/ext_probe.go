@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcptasks/mcptasks/schema/exttasks"
 	"github.com/mcptasks/mcptasks/tasks/client"
@@ -82,17 +83,24 @@ type modernProbe struct {
 // headers of identity A) to the first URL.
 func probeModern(ctx context.Context, cfg ServerConfig) modernProbe {
 	cfg = cfg.withDefaults()
-	if cfg.Stdio() {
-		return modernProbe{reason: "the 2026-07-28 specs speak Streamable HTTP only in this version of the suite; this server is spoken to over stdio"}
-	}
-	if len(cfg.URLs) == 0 {
+	var raw json.RawMessage
+	switch {
+	case cfg.Stdio():
+		r, err := discoverOverStdio(ctx, cfg.Command)
+		if err != nil {
+			return modernProbe{reason: fmt.Sprintf("server/discover over stdio failed: %v", err), err: err}
+		}
+		raw = r
+	case len(cfg.URLs) == 0:
 		return modernProbe{reason: "no server URL"}
-	}
-	m := client.NewModern(cfg.URLs[0], client.WithHeaders(cfg.Headers), client.WithHTTPClient(cfg.HTTPClient),
-		client.WithClientInfo("mcptasks-conformance", "probe"))
-	raw, err := m.Call(ctx, "server/discover", nil)
-	if err != nil {
-		return modernProbe{reason: fmt.Sprintf("server/discover failed: %v", err), err: err}
+	default:
+		m := client.NewModern(cfg.URLs[0], client.WithHeaders(cfg.Headers), client.WithHTTPClient(cfg.HTTPClient),
+			client.WithClientInfo("mcptasks-conformance", "probe"))
+		r, err := m.Call(ctx, "server/discover", nil)
+		if err != nil {
+			return modernProbe{reason: fmt.Sprintf("server/discover failed: %v", err), err: err}
+		}
+		raw = r
 	}
 	var d struct {
 		SupportedVersions []string `json:"supportedVersions"`
@@ -191,4 +199,41 @@ func detectModernAuthorization(ctx context.Context, cfg ServerConfig) Authorizat
 		a.Reason = "tools/list without credentials was not refused"
 	}
 	return a
+}
+
+// discoverOverStdio starts the command once and returns the result of
+// one server/discover sent with the 2026-07-28 _meta.
+func discoverOverStdio(ctx context.Context, argv []string) (json.RawMessage, error) {
+	s, err := startExtStdio(ctx, argv)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	if err := s.send("discover", "server/discover", "", nil); err != nil {
+		return nil, fmt.Errorf("write: %w", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Until(deadline) > 0 {
+		line, ok := s.next(time.Until(deadline))
+		if !ok {
+			break
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Code    int64  `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal([]byte(line), &m) != nil || m.Method != "" || string(m.ID) != `"discover"` {
+			continue
+		}
+		if m.Error != nil {
+			return nil, fmt.Errorf("JSON-RPC error %d: %s", m.Error.Code, m.Error.Message)
+		}
+		return m.Result, nil
+	}
+	return nil, errors.New("no answer")
 }

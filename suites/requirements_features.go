@@ -166,6 +166,10 @@ var serverFeatures = map[string]Needs{
 	"EXT-SEC-003":    needs(FeatureExtTasks, FeatureHTTP, FeatureAuthorization),
 	"EXT-SEC-007":    needs(FeatureExtTasks, FeatureHTTP, FeatureAuthorization),
 	"EXT-COMPAT-001": needs(FeatureExtTasks, FeatureHTTP, FeatureProtocol2025),
+	// The stdio specs of the profile start their own child from --command.
+	"EXT-BASE-015":  needs(FeatureExtTasks, FeatureStdio),
+	"EXT-XPORT-023": needs(FeatureExtTasks, FeatureStdio),
+	"EXT-XPORT-024": needs(FeatureExtTasks, FeatureStdio),
 }
 
 func init() {

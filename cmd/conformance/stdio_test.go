@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,6 +59,10 @@ func TestStdioTaskserverThroughTheBinary(t *testing.T) {
 			httpOnly++
 			if got != report.StatusNotApplicable || !strings.Contains(messageOf(r, e.ID), "Streamable HTTP") {
 				t.Errorf("%s (HTTP only): %s over stdio (%s), want not-applicable", e.ID, got, messageOf(r, e.ID))
+			}
+		case slices.Contains(stdioExtIDs, e.ID):
+			if e.Status != report.StatusNotApplicable || got != report.StatusPass {
+				t.Errorf("%s (stdio only): %s over stdio, %s over HTTP, want pass and not-applicable (%s)", e.ID, got, e.Status, messageOf(r, e.ID))
 			}
 		case strings.HasPrefix(e.ID, "MCPT-MULTI-"):
 			if got != report.StatusNotApplicable {
