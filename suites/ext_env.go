@@ -254,18 +254,8 @@ func (env *ServerEnv) extSend(ctx context.Context, req extRequest) (*extReply, e
 			hr.Header.Set("Mcp-Name", name)
 		}
 	}
-	for k, v := range req.Headers {
-		if v == "" {
-			hr.Header.Del(k)
-		} else {
-			hr.Header.Set(k, v)
-		}
-	}
-	hc := env.Config.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(hr)
+	overrideHeaders(hr.Header, req.Headers)
+	resp, err := env.httpClient().Do(hr)
 	if err != nil {
 		return nil, err
 	}
@@ -499,4 +489,25 @@ func requiredExtension(e *client.RPCError) (json.RawMessage, bool) {
 func isObject(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)
 	return len(t) > 0 && t[0] == '{'
+}
+
+// overrideHeaders sets each of overrides on h; an empty value removes the
+// header instead.
+func overrideHeaders(h http.Header, overrides map[string]string) {
+	for k, v := range overrides {
+		if v == "" {
+			h.Del(k)
+		} else {
+			h.Set(k, v)
+		}
+	}
+}
+
+// httpClient is the harness's HTTP client, http.DefaultClient when the
+// configuration names none.
+func (env *ServerEnv) httpClient() *http.Client {
+	if env.Config.HTTPClient != nil {
+		return env.Config.HTTPClient
+	}
+	return http.DefaultClient
 }

@@ -77,11 +77,7 @@ func (env *ServerEnv) extListenFilter(ctx context.Context, filter map[string]any
 	hr.Header.Set("Accept", "application/json, text/event-stream")
 	hr.Header.Set(client.HeaderProtocolVersion, string(Protocol2026))
 	hr.Header.Set("Mcp-Method", "subscriptions/listen")
-	hc := env.Config.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(hr)
+	resp, err := env.httpClient().Do(hr)
 	if err != nil {
 		HarnessError("subscriptions/listen: %v", err)
 	}

@@ -120,18 +120,8 @@ func (env *ServerEnv) extPostRaw(ctx context.Context, method string, body []byte
 	hr.Header.Set("Accept", "application/json, text/event-stream")
 	hr.Header.Set(client.HeaderProtocolVersion, string(Protocol2026))
 	hr.Header.Set("Mcp-Method", method)
-	for k, v := range headers {
-		if v == "" {
-			hr.Header.Del(k)
-		} else {
-			hr.Header.Set(k, v)
-		}
-	}
-	hc := env.Config.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(hr)
+	overrideHeaders(hr.Header, headers)
+	resp, err := env.httpClient().Do(hr)
 	if err != nil {
 		HarnessError("%s: %v", method, err)
 	}
