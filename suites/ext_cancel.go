@@ -51,12 +51,4 @@ var _ = describeServer("2026-07-28: cancellation", "ext-cancel", func(env *Serve
 			Expect(last.has("result")).To(BeFalse(), "a cancelled task carries a result: %s", last)
 		}
 	})
-
-	env.It("ends a task cancelled while finishing in some terminal status", "EXT-CANCEL-006", func(ctx SpecContext) {
-		id, _ := env.extCreate(ctx, FixtureSleep, map[string]any{"ms": 20})
-		Expect(cancel(ctx, id).Error).To(BeNil())
-		last := env.extTerminalReply(ctx, id)
-		Expect([]string{stCompleted, stFailed, stCancelled}).To(ContainElement(last.str("status")))
-		AddReportEntry("final status of a task cancelled while finishing", last.str("status"))
-	})
 })

@@ -174,7 +174,7 @@ var _ = describeServer("2026-07-28: task creation", "ext-create", func(env *Serv
 
 	env.It("does not remember an earlier declaration: a request without the extension gets no task", "EXT-CAP-009", func(ctx SpecContext) {
 		env.extCreate(ctx, FixtureSleep, map[string]any{"ms": 200})
-		r := env.extToolCall(ctx, FixtureSleep, map[string]any{"ms": 1500}, capsNoExt)
+		r := env.extToolCall(ctx, FixtureSleep, map[string]any{"ms": 500}, capsNoExt)
 		expectNoTask(r, "tools/call of the sleep fixture without the extension, after one with it")
 	})
 

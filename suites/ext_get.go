@@ -77,24 +77,6 @@ var _ = describeServer("2026-07-28: polling and outcomes", "ext-get", func(env *
 		Expect(last.has("result")).To(BeFalse(), "a failed task also carries a result: %s", last)
 	})
 
-	env.It("inlines exactly the JSON-RPC error the request raised", "EXT-ERR-008", func(ctx SpecContext) {
-		sync := env.extToolCall(ctx, FixtureRPCError, map[string]any{"ms": 0}, capsNoExt)
-		if sync.Error == nil {
-			NotApplicable("the rpc_error fixture answered a call without the extension without an error: %s", sync)
-		}
-		id, _ := env.extCreate(ctx, FixtureRPCError, map[string]any{"ms": 0})
-		last := env.extTerminalReply(ctx, id)
-		Expect(last.str("status")).To(Equal(stFailed), "an rpc_error task: %s", last)
-		var e struct {
-			Code    int64           `json:"code"`
-			Message string          `json:"message"`
-			Data    json.RawMessage `json:"data"`
-		}
-		Expect(json.Unmarshal(last.field("error"), &e)).To(Succeed())
-		Expect(e.Code).To(Equal(sync.Error.Code), "error code inlined vs returned synchronously (%s): %s", sync, last)
-		Expect(e.Message).To(Equal(sync.Error.Message), "error message inlined vs returned synchronously (%s): %s", sync, last)
-	})
-
 	env.It("never ends a task whose tool reported isError as failed", "EXT-ERR-009", func(ctx SpecContext) {
 		id, _ := env.extCreate(ctx, FixtureToolError, map[string]any{"ms": 100})
 		last := env.extTerminalReply(ctx, id)
@@ -120,21 +102,6 @@ var _ = describeServer("2026-07-28: polling and outcomes", "ext-get", func(env *
 		}
 		Expect(json.Unmarshal(sync.Result, &res)).To(Succeed(), "no result: %s", sync)
 		Expect(res.IsError).To(BeTrue(), "the tool_error fixture's result lacks isError true: %s", sync)
-	})
-
-	env.It("inlines exactly the result the request produced, isError or not", "EXT-ERR-011", func(ctx SpecContext) {
-		for _, role := range []Role{FixtureToolError, FixtureSleep} {
-			args := map[string]any{"ms": 0}
-			sync := env.extToolCall(ctx, role, args, capsNoExt)
-			Expect(sync.Error).To(BeNil(), "the %s fixture without the extension: %s", role, sync)
-			if sync.str("resultType") == exttasks.ResultTypeTask {
-				Fail("the server answered a call without the extension with a task: " + sync.String())
-			}
-			id, _ := env.extCreate(ctx, role, args)
-			last := env.extTerminalReply(ctx, id)
-			Expect(last.str("status")).To(Equal(stCompleted), "a %s task: %s", role, last)
-			Expect(stripResult(last.field("result"))).To(Equal(stripResult(sync.Result)), "the %s result inlined vs returned synchronously (%s)", role, sync)
-		}
 	})
 
 	env.It("answers tasks/get for an unknown or empty taskId with -32602", "EXT-ERR-001", func(ctx SpecContext) {

@@ -64,7 +64,8 @@ var extNotJudged = map[string]string{
 	// Cancellation.
 	"EXT-CANCEL-002": "Informative. The stdio half needs stdio, which the 2026-07-28 specs do not speak; the HTTP half is what EXT-XPORT-019 asks.",
 	"EXT-CANCEL-005": "A freedom (MAY): the cancel specs poll until a terminal status.",
-	"EXT-CANCEL-007": "Informative: cancellation is cooperative; EXT-CANCEL-006 accepts any terminal status.",
+	"EXT-CANCEL-006": "A freedom (MAY): a task whose cancel raced its completion may end completed or failed; the race spec accepts any terminal status and judges that it is kept under EXT-LIFE-009.",
+	"EXT-CANCEL-007": "Informative: cancellation is cooperative; the cancel-race spec (under EXT-LIFE-009) accepts any terminal status.",
 	"EXT-CANCEL-011": "Informative. Not yet written (answers sent after cancelling a parked input task do not revive it).",
 
 	// Notifications.
@@ -82,7 +83,6 @@ var extNotJudged = map[string]string{
 	"EXT-TTL-003": "A freedom (MAY): a changing ttlMs is allowed; each value is judged by EXT-WIRE-005.",
 	"EXT-TTL-005": "A freedom (MAY), in conflict with terminal finality (EXT-DISC-07).",
 	"EXT-TTL-006": "Informative and permissive: -32602 for a purged expired task is allowed.",
-	"EXT-TTL-007": "Informative, derived; needs the short_ttl fixture, which a server need not offer. Not yet written.",
 	"EXT-TTL-008": "Informative. The type of pollIntervalMs is judged by EXT-WIRE-006.",
 	"EXT-TTL-009": "Informative. A legacy task.ttl having no say is judged by EXT-COMPAT-007.",
 

@@ -280,10 +280,10 @@ var _ = describeServer("2026-07-28: what a listen stream may carry", "ext-notify
 	})
 
 	env.It("sends no task notifications on a listen stream that did not ask for taskIds", "EXT-NOTIFY-008", func(ctx SpecContext) {
-		env.extCreate(ctx, FixtureSleep, map[string]any{"ms": 800})
-		// The stream stays open past the task's end: a server that sends
-		// task notifications it was not asked for has sent one by then.
-		run := env.extListenFilter(ctx, map[string]any{"toolsListChanged": true}, capsFull, 2500*time.Millisecond, func(listenMsg) bool { return false })
+		env.extCreate(ctx, FixtureSleep, map[string]any{"ms": 300})
+		// The stream stays open well past the task's end: a server that
+		// sends task notifications it was not asked for has sent one by then.
+		run := env.extListenFilter(ctx, map[string]any{"toolsListChanged": true}, capsFull, 1200*time.Millisecond, func(listenMsg) bool { return false })
 		if run.errReply != nil {
 			NotApplicable("the server refused a listen for toolsListChanged only (%v), so no stream could show the rule", run.errReply)
 		}

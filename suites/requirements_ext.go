@@ -70,6 +70,7 @@ var extRequirements = []Requirement{
 	{ID: "EXT-LIFE-004", Level: LevelMust, Section: secExt + " § Tasks", Feature: FeatureExtTasks, Summary: "createdAt is an RFC 3339 timestamp that stays the same for the task's life."},
 	{ID: "EXT-LIFE-005", Level: LevelMust, Section: secExt + " § Tasks", Feature: FeatureExtTasks, Summary: "lastUpdatedAt is an RFC 3339 timestamp, never before createdAt and never moving back."},
 	{ID: "EXT-LIFE-009", Level: LevelMust, Section: secExt + " § Task Status", Feature: FeatureExtTasks, Summary: "A terminal status never changes again (informative in the catalog; EXT-DISC-08 makes a change a failure)."},
+	{ID: "EXT-TTL-007", Level: LevelMust, Section: secExt + " § Tasks", Feature: FeatureExtTasks, Summary: "A task stays readable at least until createdAt + ttlMs (informative in the catalog; EXT-DISC-34 grades this retention window)."},
 
 	// Polling and outcomes.
 	{ID: "EXT-GET-005", Level: LevelMust, Section: secExt + " § Task Polling", Feature: FeatureExtTasks, Summary: "A task still running is shown as working, under the same taskId."},
@@ -122,7 +123,6 @@ var extRequirements = []Requirement{
 	// Cancellation.
 	{ID: "EXT-CANCEL-003", Level: LevelMust, Section: secExt + " § Task Cancellation", Feature: FeatureExtTasks, Summary: "tasks/cancel is acknowledged with an empty result, no task in it."},
 	{ID: "EXT-CANCEL-004", Level: LevelShould, Section: secExt + " § Task Cancellation", Feature: FeatureExtTasks, Summary: "tasks/cancel of an unknown taskId fails with a JSON-RPC error."},
-	{ID: "EXT-CANCEL-006", Level: LevelMay, Section: secExt + " § Task Cancellation", Feature: FeatureExtTasks, Summary: "A task cancelled while finishing may still end completed or failed."},
 	{ID: "EXT-CANCEL-009", Level: LevelMust, Section: secExt + " § Task Cancellation", Feature: FeatureExtTasks, Summary: "The tasks/cancel acknowledgement says resultType complete."},
 	{ID: "EXT-CANCEL-010", Level: LevelMust, Section: secExt + " § Task Cancellation", Feature: FeatureExtTasks, Summary: "Cancelling a finished task is acknowledged and keeps its status (informative in the catalog; EXT-DISC-09 makes an error a failure in this profile)."},
 

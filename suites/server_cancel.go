@@ -70,21 +70,6 @@ var _ = describeServer("Cancellation with tasks/cancel", "cancel", func(env *Ser
 		env.expectAnswersConform("CancelTaskResult")
 	})
 
-	env.It("copes with a cancel racing the task's completion", "TASKS-NCANCEL-008", func(ctx SpecContext) {
-		for i := 0; i < 5; i++ {
-			created := env.Sleep(ctx, 20)
-			time.Sleep(time.Duration(15+2*i) * time.Millisecond)
-			t, err := env.A.CancelTask(ctx, created.Task.TaskID)
-			if err != nil {
-				ExpectRPCError(err, -32602, "tasks/cancel racing completion")
-				continue
-			}
-			Expect(t.Status).To(Equal(schema.TaskStatusCancelled), "tasks/cancel answered with status %s", t.Status)
-		}
-		_, err := env.A.Call(ctx, wire.MethodPing, nil)
-		Expect(err).NotTo(HaveOccurred(), "the server stopped answering after the races")
-	})
-
 	env.It("does not cancel a task when the request that created it is cancelled", "TASKS-NCANCEL-006", func(ctx SpecContext) {
 		role := env.TaskSleep()
 		var reqID json.RawMessage

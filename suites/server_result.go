@@ -67,56 +67,6 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 		Expect(relatedTaskValue(payload)).To(ConformTo("RelatedTaskMetadata"))
 	})
 
-	env.It("returns exactly the result the tool gives without a task", "TASKS-RESULT-005", func(ctx SpecContext) {
-		name := env.Fixture(FixtureSleep)
-		args := env.Args(FixtureSleep, map[string]any{"ms": 10})
-		plain, err := env.A.CallTool(ctx, name, args)
-		Expect(err).NotTo(HaveOccurred(), "plain call")
-		created := env.CreateOn(ctx, env.A, FixtureSleep, map[string]any{"ms": 10}, nil)
-		env.AwaitCompleted(ctx, env.A, created.Task.TaskID)
-		payload, err := env.A.Result(ctx, created.Task.TaskID)
-		Expect(err).NotTo(HaveOccurred(), wire.MethodTasksResult)
-		Expect(withoutMeta(payload)).To(MatchJSON(withoutMeta(plain)), "tasks/result differs from the plain call's result (ignoring _meta)")
-	})
-
-	env.It("returns through tasks/result the very JSON-RPC error the tool call produces", "TASKS-ERR-008", func(ctx SpecContext) {
-		name := env.Fixture(FixtureRPCError)
-		args := env.Args(FixtureRPCError, map[string]any{"ms": 0})
-		_, plainErr := env.A.CallTool(ctx, name, args)
-		var want *client.RPCError
-		if !errors.As(plainErr, &want) {
-			checkCall(plainErr, "tools/call %s without a task", name)
-			NotSupported("the rpc_error fixture %q did not end in a JSON-RPC error when called without a task (it succeeded); "+
-				"this spec needs a tool whose call fails at the JSON-RPC level", name)
-		}
-		if want.Code == -32601 {
-			// Refused before the tool ran (a tool that only runs as a
-			// task): there is no error of the tool to compare with.
-			NotSupported("the plain call of the rpc_error fixture %q was refused with -32601 (%q): the tool did not run, "+
-				"so there is no JSON-RPC error of the tool to compare tasks/result with", name, want.Message)
-		}
-		created := env.CreateOn(ctx, env.A, FixtureRPCError, map[string]any{"ms": 0}, nil)
-		_, err := env.A.Result(ctx, created.Task.TaskID)
-		var got *client.RPCError
-		if !errors.As(err, &got) || got.Code != want.Code || got.Message != want.Message {
-			// Before judging, make sure the tool's own outcome is what
-			// the task holds: a task the server ended on its own
-			// (cancelled although nobody asked) holds no outcome of the
-			// tool, and that early end is judged by TASKS-XPORT-021.
-			if t, gerr := env.A.GetTask(ctx, created.Task.TaskID); gerr == nil && t.Status == "cancelled" {
-				NotSupported("the task ended cancelled on its own (statusMessage %q; the harness never cancelled it), so it holds no outcome "+
-					"of the tool to compare with the plain call's error; the early end is judged by TASKS-XPORT-021", t.Message())
-			}
-		}
-		Expect(errors.As(err, &got)).To(BeTrue(), "tasks/result should return the JSON-RPC error %d %q that the plain call gave, but %s",
-			want.Code, want.Message, describeOutcome(err))
-		Expect(got.Code).To(Equal(want.Code), "error code")
-		Expect(got.Message).To(Equal(want.Message), "error message")
-		if len(want.Data) > 0 || len(got.Data) > 0 {
-			Expect(string(got.Data)).To(MatchJSON(string(want.Data)), "error data")
-		}
-	})
-
 	// The spec asks tasks/result to hand back the final outcome of a
 	// terminal task; for an isError tool that outcome is the CallToolResult
 	// with isError set, whatever terminal status the server chose.

@@ -1,9 +1,7 @@
 package suites
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -42,14 +40,7 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 	env.It("keeps a task readable for the ttl it reports, whatever ttl was requested", "TASKS-TTL-004", func(ctx SpecContext) {
 		role := env.TaskSleep()
 		name := env.Fixture(role)
-		type probe struct {
-			asked    string
-			id       string
-			reported *int64
-			born     time.Time
-			horizon  time.Duration
-		}
-		var probes []probe
+		var probes []retentionProbe
 		var negative []string
 		var negLast *client.Exchange // the creation that reported the first negative ttl
 		for _, ttl := range []*int64{nil, ptr(int64(1) << 31), ptr(int64(1) << 40), ptr(int64(60000)), ptr(int64(0)), ptr(int64(-1))} {
@@ -75,49 +66,13 @@ var _ = describeServer("Time to live", "ttl", func(env *ServerEnv) {
 				}
 				continue
 			}
-			// Check readability up to half the reported ttl, at most
-			// ttlWatch: enough to catch a task dropped long before its
-			// time without slowing the run.
-			h := ttlWatch
-			if rep != nil {
-				h = min(h, time.Duration(*rep)*time.Millisecond/2)
-			}
-			probes = append(probes, probe{asked: asked, id: res.Task.TaskID, reported: rep, born: born, horizon: h})
+			probes = append(probes, newRetentionProbe(asked, res.Task.TaskID, rep, born, ttlWatch))
 		}
 		if len(probes) == 0 && len(negative) == 0 {
 			NotSupported("the server refused every requested ttl with -32602, including none at all")
 		}
-		check := func(p probe, when string) {
-			asked := time.Now()
-			got, err := env.A.GetTask(ctx, p.id)
-			if code, isRPC := rpcCode(err); isRPC && code == -32602 && p.reported != nil &&
-				asked.Sub(p.born) >= time.Duration(*p.reported)*time.Millisecond*9/10 {
-				// A stalled harness asked too late to tell an early
-				// deletion from a due one.
-				AddReportEntry("ttl not judged", fmt.Sprintf("task %s (ttl %s) was polled %s after creation", p.id, ttlString(p.reported), asked.Sub(p.born)), ReportEntryVisibilityFailureOrVerbose)
-				return
-			}
-			if code, isRPC := rpcCode(err); isRPC && code == -32602 {
-				env.failf("the task created with ttl %s requested and %s reported was gone %s after creation (%s: %v); a task must last as long as the ttl it reports",
-					p.asked, ttlString(p.reported), time.Since(p.born).Round(time.Millisecond), when, err)
-			}
-			checkCall(err, "tasks/get %s", p.id)
-			Expect(ttlString(got.TTL)).To(Equal(ttlString(p.reported)),
-				"tasks/get reports ttl %s for a task whose CreateTaskResult reported %s (requested %s); the ttl counts from creation and does not change", ttlString(got.TTL), ttlString(p.reported), p.asked)
-		}
-		for _, p := range probes {
-			if p.horizon > 0 {
-				check(p, "right after creation")
-			}
-		}
-		slices.SortFunc(probes, func(a, b probe) int { return cmp.Compare(a.horizon, b.horizon) })
-		for _, p := range probes {
-			if p.horizon <= 0 {
-				continue
-			}
-			time.Sleep(time.Until(p.born.Add(p.horizon)))
-			check(p, "polled within half its reported ttl")
-		}
+		// Shared with the 2026-07-28 retention spec (EXT-TTL-007).
+		watchRetention(ctx, env.legacyDriver(), probes)
 		if len(negative) > 0 {
 			env.mu.Lock()
 			env.last = negLast

@@ -171,7 +171,7 @@ func TestFalseAlarmsStayAway(t *testing.T) {
 			// without resultType (EXT-DISC-13 makes it optional there), no
 			// pollIntervalMs (optional), ttlMs null (no limit).
 			name: "2026: inlines results without resultType, omits pollIntervalMs, grants unlimited ttlMs", target: authed.URL,
-			args: append([]string{"--protocol", "2026-07-28", "--label-filter", "area:ext-create || area:ext-get || area:ext-wire"}, withTokens...), exit: 0,
+			args: append([]string{"--protocol", "2026-07-28", "--label-filter", "area:ext-create || area:ext-get || area:ext-wire || req:EXT-ERR-011"}, withTokens...), exit: 0,
 			b: breakage{onMessage: func(method string, msg map[string]any) {
 				r := resultOf(msg)
 				if r == nil || (method != "tasks/get" && r["resultType"] != "task") {
@@ -396,7 +396,7 @@ func TestFalseAlarmsStayAway(t *testing.T) {
 			// taskSupport: CAP-001 fails, and the task specs still run
 			// instead of turning not-applicable.
 			name: "declares no tasks capability but lists task tools", target: authed.URL,
-			args: append([]string{"--label-filter", "area:handshake || area:result"}, withTokens...), exit: 1,
+			args: append([]string{"--label-filter", "area:handshake || area:result || req:TASKS-RESULT-005 || req:TASKS-ERR-008"}, withTokens...), exit: 1,
 			b: breakage{onMessage: func(method string, msg map[string]any) {
 				if r := resultOf(msg); r != nil && method == "initialize" {
 					if caps, ok := r["capabilities"].(map[string]any); ok {

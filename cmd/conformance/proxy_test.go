@@ -833,7 +833,7 @@ func brokenServers(tokA, tokB string) []brokenServer {
 			}},
 		},
 		{
-			name: "changes the result a task hands back", filter: "area:result", want: "TASKS-RESULT-005",
+			name: "changes the result a task hands back", filter: "req:TASKS-RESULT-005", want: "TASKS-RESULT-005",
 			b: breakage{onMessage: func(method string, msg map[string]any) {
 				if r := resultOf(msg); r != nil && method == "tasks/result" {
 					if cs, ok := r["content"].([]any); ok && len(cs) > 0 {
