@@ -228,18 +228,27 @@ func TestStdio(t *testing.T) {
 	if !strings.Contains(string(r), `answer: blue`) {
 		t.Errorf("fixture_input result: %s", r)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	// Status notifications are written by the task's watcher, not by the
+	// request, so the last may follow the tasks/result answer on stdout:
+	// give it a moment to arrive.
 	var sawElicit, sawStatus bool
-	for _, n := range p.notes {
-		var method string
-		_ = json.Unmarshal(n["method"], &method)
-		switch method {
-		case "elicitation/create":
-			sawElicit = strings.Contains(string(n["params"]), `"io.modelcontextprotocol/related-task":{"taskId":"`+ct.Task.TaskID+`"}`)
-		case "notifications/tasks/status":
-			sawStatus = true
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		p.mu.Lock()
+		for _, n := range p.notes {
+			var method string
+			_ = json.Unmarshal(n["method"], &method)
+			switch method {
+			case "elicitation/create":
+				sawElicit = sawElicit || strings.Contains(string(n["params"]), `"io.modelcontextprotocol/related-task":{"taskId":"`+ct.Task.TaskID+`"}`)
+			case "notifications/tasks/status":
+				sawStatus = true
+			}
 		}
+		p.mu.Unlock()
+		if (sawElicit && sawStatus) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	if !sawElicit {
 		t.Error("no elicitation/create with related-task metadata over stdio")
