@@ -108,7 +108,7 @@ var extNotJudged = map[string]string{
 	// Progress and logging.
 	"EXT-PROG-001": "Informative. Its binding parts are EXT-PROG-002 and EXT-NOTIFY-007.",
 	"EXT-PROG-002": "Guarded by EXT-PROG-006 (progress on a later tasks/get stream belongs to no request there) and EXT-NOTIFY-007 (none on listen streams); the tools/call stream itself ends with the CreateTaskResult.",
-	"EXT-PROG-003": "A freedom (MAY): progress on a synchronous call's stream is allowed.",
+	"EXT-PROG-003": "A freedom (MAY): progress on a synchronous call's stream is allowed. A server that uses it (the reference server does) has what it sends judged by EXT-PROG-004, EXT-PROG-006 and EXT-WIRE-042.",
 
 	// Transport.
 	"EXT-XPORT-005": "Informative. Every spec sends matching routing headers, so a reply they changed fails the spec of that reply.",

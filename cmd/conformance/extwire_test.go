@@ -81,7 +81,7 @@ func TestExtWireSpecsFailExactlyTheBrokenRule(t *testing.T) {
 		pass []string
 	}{
 		{name: "clean proxy", b: breakage{onMessage: func(string, map[string]any) {}},
-			pass: []string{"EXT-WIRE-011", "EXT-WIRE-012", "EXT-WIRE-014", "EXT-WIRE-019", "EXT-WIRE-024", "EXT-WIRE-026", "EXT-WIRE-030", "EXT-WIRE-031", "EXT-WIRE-032", "EXT-WIRE-040"}},
+			pass: []string{"EXT-WIRE-011", "EXT-WIRE-012", "EXT-WIRE-014", "EXT-WIRE-019", "EXT-WIRE-024", "EXT-WIRE-026", "EXT-WIRE-030", "EXT-WIRE-031", "EXT-WIRE-032", "EXT-WIRE-040", "EXT-WIRE-042"}},
 		{name: "numeric taskId in tasks/get", b: getResult(func(r map[string]any) { r["taskId"] = 12345 }),
 			want: []string{"EXT-WIRE-002", "EXT-WIRE-011"}},
 		{name: "status done instead of working in tasks/get", b: getResult(func(r map[string]any) {
@@ -201,6 +201,11 @@ func TestExtWireSpecsFailExactlyTheBrokenRule(t *testing.T) {
 		{name: "valid progress notification", b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
 			return progressAnswer(w, req, map[string]any{"progress": 1, "total": 2})
 		}}, pass: []string{"EXT-WIRE-042"}},
+		{name: "the server's own progress as a string", b: breakage{onMessage: func(method string, msg map[string]any) {
+			if p, ok := msg["params"].(map[string]any); ok && method == "tools/call" && msg["method"] == "notifications/progress" {
+				p["progress"] = fmt.Sprint(p["progress"])
+			}
+		}}, want: []string{"EXT-WIRE-042"}},
 	}
 	runs := make([]brokenRun, len(cases))
 	var wg sync.WaitGroup

@@ -194,20 +194,25 @@ func TestFalseAlarmsStayAway(t *testing.T) {
 			},
 		},
 		{
-			// 2026-07-28 progress done right: rising values under the
-			// request's own token on its own stream pass the progress
-			// specs rather than leaving them not-applicable.
-			name: "2026: sends rising progress under the request's own token", target: authed.URL,
-			args: append([]string{"--protocol", "2026-07-28", "--label-filter", "req:EXT-PROG-004 || req:EXT-PROG-005 || req:EXT-PROG-006"}, withTokens...), exit: 0,
-			b: breakage{onRequest: markProgressToken, onResponse: func(method string, resp *http.Response) {
-				if tok := resp.Request.Header.Get(progressTokenHeader); method == "tools/call" && tok != "" && tok != "-" {
-					asStream(resp, progressNote(json.RawMessage(tok), 1), progressNote(json.RawMessage(tok), 2.5), progressNote(json.RawMessage(tok), 3))
+			// 2026-07-28 progress done differently but right: fractional
+			// rising values without a total or message, under the
+			// request's own token on its own stream, pass the progress
+			// specs.
+			name: "2026: sends fractional rising progress without a total", target: authed.URL,
+			args: append([]string{"--protocol", "2026-07-28", "--label-filter", "req:EXT-PROG-004 || req:EXT-PROG-005 || req:EXT-PROG-006 || req:EXT-WIRE-042"}, withTokens...), exit: 0,
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if p, ok := msg["params"].(map[string]any); ok && method == "tools/call" && msg["method"] == "notifications/progress" {
+					v, _ := p["progress"].(float64)
+					p["progress"] = v/4 - 0.1
+					delete(p, "total")
+					delete(p, "message")
 				}
 			}},
 			want: []outcome{
 				{id: "EXT-PROG-004", status: report.StatusPass},
 				{id: "EXT-PROG-005", status: report.StatusPass},
 				{id: "EXT-PROG-006", status: report.StatusPass},
+				{id: "EXT-WIRE-042", status: report.StatusPass},
 			},
 		},
 		{

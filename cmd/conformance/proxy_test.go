@@ -326,11 +326,6 @@ func asStream(resp *http.Response, notes ...map[string]any) {
 	resp.Header.Set("Content-Type", "text/event-stream")
 }
 
-// progressNote is a notifications/progress under the JSON token tok.
-func progressNote(tok json.RawMessage, progress float64) map[string]any {
-	return map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": tok, "progress": progress}}
-}
-
 // brokenServer is one deliberately broken server: the breakage, the label
 // filter that keeps its run short, and the requirement it must fail.
 type brokenServer struct {
@@ -713,18 +708,21 @@ func brokenServers(tokA, tokB string) []brokenServer {
 			}},
 		},
 		{
+			// The reference server streams the progress of a synchronous
+			// call; these two break what it sends.
 			name: "2026: sends another request's progress on a tools/call stream", filter: "req:EXT-PROG-006", want: "EXT-PROG-006",
-			b: breakage{onRequest: markProgressToken, onResponse: func(method string, resp *http.Response) {
-				if method == "tools/call" && resp.Request.Header.Get(progressTokenHeader) != "" {
-					asStream(resp, progressNote(json.RawMessage(`"someone-else"`), 1))
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if p, ok := msg["params"].(map[string]any); ok && method == "tools/call" && msg["method"] == "notifications/progress" {
+					p["progressToken"] = "someone-else"
 				}
 			}},
 		},
 		{
 			name: "2026: lets progress go down", filter: "req:EXT-PROG-004", want: "EXT-PROG-004",
-			b: breakage{onRequest: markProgressToken, onResponse: func(method string, resp *http.Response) {
-				if tok := resp.Request.Header.Get(progressTokenHeader); method == "tools/call" && tok != "" && tok != "-" {
-					asStream(resp, progressNote(json.RawMessage(tok), 2), progressNote(json.RawMessage(tok), 1))
+			b: breakage{onMessage: func(method string, msg map[string]any) {
+				if p, ok := msg["params"].(map[string]any); ok && method == "tools/call" && msg["method"] == "notifications/progress" {
+					v, _ := p["progress"].(float64)
+					p["progress"] = 100 - v
 				}
 			}},
 		},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -94,21 +95,9 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 	} else if !IsObject(args) {
 		return nil, badParam(`"arguments" must be an object, got %s`, JSONType(args))
 	}
-	var (
-		token    schema.ProgressToken
-		hasToken bool
-		err      error
-	)
-	if _, ok := p.Meta[wire.MetaProgressToken]; ok {
-		token, hasToken, err = p.Meta.ProgressToken()
-	}
-	if err != nil || (hasToken && token.IsZero()) {
-		return nil, badParam(`"_meta.progressToken" must be a string or an integer`)
-	}
-	if hasToken {
-		if _, isInt := token.AsInt(); !isInt && !token.IsString() {
-			return nil, badParam(`"_meta.progressToken" must be a string or an integer`)
-		}
+	token, hasToken, err := progressToken(p.Meta)
+	if err != nil {
+		return nil, err
 	}
 	tool, ok := c.tools.Lookup(p.Name)
 	if !ok {
@@ -135,7 +124,9 @@ func (c *Core) toolsCall(ctx context.Context, caller Caller, params json.RawMess
 	if !asTask {
 		tc := &ToolCall{Name: p.Name, Arguments: args}
 		if hasToken {
-			tc.progress = plainProgress(caller, token)
+			sp := &streamProgress{ctx: ctx, out: caller, token: token}
+			defer sp.end()
+			tc.progress = sp.report
 		}
 		// A plain call has no way to ask for input in this profile; as a
 		// task, Prepare runs in the task and asks through it.
@@ -184,22 +175,78 @@ func safeHandle(h ToolHandler, ctx context.Context, tc *ToolCall) (res json.RawM
 	return res, err
 }
 
-// plainProgress sends a plain call's progress on its own response stream,
-// keeping progress strictly increasing.
-func plainProgress(caller Caller, token schema.ProgressToken) func(tasks.Progress) error {
-	var last float64
-	first := true
-	return func(p tasks.Progress) error {
-		if !first && p.Progress <= last {
-			return badParam("progress must grow: %v after %v", p.Progress, last)
-		}
-		first, last = false, p.Progress
-		msg, err := EncodeRequest("", wire.NotificationProgress, progressParams(token, p, ""))
-		if err != nil {
-			return err
-		}
-		return caller.Send(msg)
+// progressToken reads the progressToken of a request's _meta; has is false
+// when there is none. A token that is neither a string nor an integer is
+// refused.
+func progressToken(meta schema.Meta) (token schema.ProgressToken, has bool, err error) {
+	if _, ok := meta[wire.MetaProgressToken]; !ok {
+		return token, false, nil
 	}
+	token, has, err = meta.ProgressToken()
+	if err == nil && has && !token.IsZero() {
+		if _, isInt := token.AsInt(); isInt || token.IsString() {
+			return token, true, nil
+		}
+	}
+	return schema.ProgressToken{}, false, badParam(`"_meta.progressToken" must be a string or an integer`)
+}
+
+// streamSender is what a plain call's progress is written to: the
+// request's own stream (a Caller or a ModernCaller).
+type streamSender interface {
+	Send(msg []byte) error
+}
+
+// streamProgress sends the progress of a call answered on its own request
+// (no task) on that request's stream, under the request's token: each
+// value must be above the one before, and nothing goes out once the
+// request has ended (cancelled, or the tool returned), so the token is
+// never used after its request is over. Its methods are safe for
+// concurrent use.
+type streamProgress struct {
+	ctx   context.Context
+	out   streamSender
+	token schema.ProgressToken
+
+	mu    sync.Mutex
+	last  float64
+	sent  bool
+	ended bool
+}
+
+// errProgressEnded is returned for progress reported after the call has
+// been answered.
+var errProgressEnded = errors.New("progress reported after the call ended")
+
+// report sends p, or returns why it was not sent.
+func (s *streamProgress) report(p tasks.Progress) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return errProgressEnded
+	}
+	if s.ctx.Err() != nil {
+		return context.Cause(s.ctx)
+	}
+	if s.sent && p.Progress <= s.last {
+		return badParam("progress must grow: %v after %v", p.Progress, s.last)
+	}
+	msg, err := EncodeRequest("", wire.NotificationProgress, progressParams(s.token, p, ""))
+	if err != nil {
+		return err
+	}
+	if err := s.out.Send(msg); err != nil {
+		return err
+	}
+	s.sent, s.last = true, p.Progress
+	return nil
+}
+
+// end stops further progress; it returns once no report is being sent.
+func (s *streamProgress) end() {
+	s.mu.Lock()
+	s.ended = true
+	s.mu.Unlock()
 }
 
 func progressParams(token schema.ProgressToken, p tasks.Progress, taskID string) schema.ProgressNotificationParams {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcptasks/mcptasks/schema"
 	"github.com/mcptasks/mcptasks/schema/exttasks"
 	"github.com/mcptasks/mcptasks/schema/v20260728"
 	"github.com/mcptasks/mcptasks/tasks"
@@ -322,8 +323,13 @@ func (c *Core) modernToolsCall(ctx context.Context, caller ModernCaller, m moder
 		Arguments      json.RawMessage `json:"arguments"`
 		InputResponses json.RawMessage `json:"inputResponses"`
 		RequestState   *string         `json:"requestState"`
+		Meta           schema.Meta     `json:"_meta"`
 	}
 	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	token, hasToken, err := progressToken(p.Meta)
+	if err != nil {
 		return nil, err
 	}
 	if p.Name == "" {
@@ -368,6 +374,15 @@ func (c *Core) modernToolsCall(ctx context.Context, caller ModernCaller, m moder
 		tc.prepared = true
 	}
 	if !asTask {
+		// Answered on this request: its progress goes on this request's
+		// stream before the result. A task gets no progress reporter,
+		// since this revision carries no progress for tasks and the
+		// token dies with the CreateTaskResult.
+		if hasToken {
+			sp := &streamProgress{ctx: ctx, out: caller, token: token}
+			defer sp.end()
+			tc.progress = sp.report
+		}
 		res, err := safeHandle(tool.Handler, ctx, tc)
 		if err != nil {
 			return nil, err

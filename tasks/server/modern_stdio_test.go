@@ -51,6 +51,24 @@ func TestStdioModernProfile(t *testing.T) {
 	if !strings.Contains(final, "blue") {
 		t.Fatalf("final: %s", final)
 	}
+	// A synchronous call with a progressToken: its progress comes as
+	// lines before its answer, under its token and rising.
+	p.ok("tools/call", `{"name":"`+server.FixtureProgressTool+`","arguments":{"ms":30,"steps":3},"_meta":{"progressToken":"stdio-tok","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`)
+	p.mu.Lock()
+	var values []float64
+	for _, n := range p.notes {
+		var pn struct {
+			Token    string  `json:"progressToken"`
+			Progress float64 `json:"progress"`
+		}
+		if string(n["method"]) == `"notifications/progress"` && json.Unmarshal(n["params"], &pn) == nil && pn.Token == "stdio-tok" {
+			values = append(values, pn.Progress)
+		}
+	}
+	p.mu.Unlock()
+	if len(values) != 3 || values[0] >= values[1] || values[1] >= values[2] {
+		t.Errorf("progress over stdio: %v, want three rising values", values)
+	}
 	// The same connection initializes a 2025-11-25 session: the modern
 	// task is not one of its tasks.
 	p.ok("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)
