@@ -38,7 +38,6 @@ var extNotJudged = map[string]string{
 	"EXT-GET-012": "Informative. The payload each status requires is judged by EXT-GET-006/008/009/010.",
 	"EXT-GET-013": "Informative. The inlined result is compared with the synchronous one by EXT-ERR-011.",
 	"EXT-GET-014": "Informative. Not yet written (repeated polls of a parked input task staying identical).",
-	"EXT-GET-015": "SHOULD NOT. Every spec already polls, answers and cancels in HTTP requests after the creating one, and on the other instance in EXT-CREATE-009, so a server that insisted on the creating request would fail those MUST specs first. Not yet written as a check of its own: that would force a fresh TCP connection per request (the Go client reuses idle ones) and compare the replies.",
 
 	// Lifecycle.
 	"EXT-LIFE-001": "Informative. Distinct, server-made task ids are judged by EXT-SEC-002.",

@@ -78,6 +78,7 @@ var extRequirements = []Requirement{
 	{ID: "EXT-GET-009", Level: LevelMust, Section: secExt + " § Task Polling", Feature: FeatureExtTasks, Summary: "A cancelled task is shown as cancelled, without a result."},
 	{ID: "EXT-GET-010", Level: LevelMust, Section: secExt + " § Task Polling", Feature: FeatureExtTasks, Summary: "A task whose work raised a JSON-RPC error is shown as failed with that error inlined and no result."},
 	{ID: "EXT-GET-011", Level: LevelMust, Section: secExt + " § Task Polling", Feature: FeatureExtTasks, Summary: "Every tasks/get result says resultType complete (EXT-DISC-01)."},
+	{ID: "EXT-GET-015", Level: LevelShould, Section: secCore + "basic/index.mdx § Statelessness", Feature: FeatureExtTasks, Summary: "tasks/get, tasks/update and tasks/cancel are served on a connection other than the one that created the task, as they are on that one (SHOULD NOT insist on the creating connection)."},
 	{ID: "EXT-GET-016", Level: LevelMust, Section: secCore + "basic/index.mdx § Statelessness", Feature: FeatureExtTasks, Summary: "tasks/get, tasks/update and tasks/cancel need params.taskId; nothing else stands in for it."},
 	{ID: "EXT-ERR-001", Level: LevelMust, Section: secExt + " § Error Handling", Feature: FeatureExtTasks, Summary: "tasks/get of an unknown or empty taskId fails with -32602."},
 	{ID: "EXT-ERR-002", Level: LevelShould, Section: secExt + " § Error Handling", Feature: FeatureExtTasks, Summary: "tasks/update and tasks/cancel of an unknown taskId fail with -32602."},

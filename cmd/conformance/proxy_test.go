@@ -13,6 +13,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -452,6 +453,54 @@ func positionalInputKeys(want string) brokenServer {
 	}
 }
 
+// connHeader carries, from onRequest to onResponse, the client address
+// (one per TCP connection) of the request being forwarded.
+const connHeader = "X-Broken-Conn"
+
+var taskIDPattern = regexp.MustCompile(`"taskId":"([^"]+)"`)
+
+// connBoundTasks is a 2026-07-28 server that knows a task only on the TCP
+// connection that created it: tasks/get arriving on any other connection
+// is answered as for an unknown task.
+func connBoundTasks() brokenServer {
+	var mu sync.Mutex
+	home := map[string]string{} // taskId -> client address of the creating tools/call
+	return brokenServer{
+		name: "2026: knows a task only on the connection that created it", filter: "req:EXT-GET-015", want: "EXT-GET-015",
+		b: breakage{
+			onRequest: func(w http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if !modernRequest(req) {
+					return false
+				}
+				r.Header.Set(connHeader, r.RemoteAddr)
+				if req.Method != "tasks/get" {
+					return false
+				}
+				mu.Lock()
+				addr, ok := home[req.param("taskId")]
+				mu.Unlock()
+				if ok && addr != r.RemoteAddr {
+					return answer(w, req, nil, map[string]any{"code": -32602, "message": "unknown task"})
+				}
+				return false
+			},
+			onResponse: func(method string, resp *http.Response) {
+				if method != "tools/call" {
+					return
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if m := taskIDPattern.FindSubmatch(body); m != nil {
+					mu.Lock()
+					home[string(m[1])] = resp.Request.Header.Get(connHeader)
+					mu.Unlock()
+				}
+				resp.Body = io.NopCloser(bytes.NewReader(body))
+			},
+		},
+	}
+}
+
 // brokenServers is the catalogue of deliberately broken servers. Each
 // entry is built fresh (its state is its own) and names the requirement the
 // suite must fail for it.
@@ -772,6 +821,7 @@ func brokenServers(tokA, tokB string) []brokenServer {
 				}
 			}},
 		},
+		connBoundTasks(),
 		{
 			name: "sends a _meta that is not an object in tasks/get", filter: "area:poll", want: "TASKS-WIRE-GET-001", wantMsg: "GetTaskResult",
 			b: breakage{onMessage: func(method string, msg map[string]any) {
