@@ -111,7 +111,6 @@ var extNotJudged = map[string]string{
 
 	// Transport.
 	"EXT-XPORT-005": "Informative. Every spec sends matching routing headers, so a reply they changed fails the spec of that reply.",
-	"EXT-XPORT-018": "SHOULD. Judgeable (read an SSE body past the final response and expect its end within a deadline) but not yet written: the raw-HTTP helper stops reading at the response, so the spec needs a reader of its own.",
 	"EXT-XPORT-019": "Its observable half is derived: that closing a tasks/get stream leaves the task alone rests on cancelling a request not being cancelling a task (EXT-CANCEL-002, informative), and a tasks/get answered at once leaves no stream to close in time. Not judged.",
 	"EXT-XPORT-022": "Informative, about stdio: nothing to observe on the wire.",
 	"EXT-XPORT-027": "Informative: left open by the core (EXT-DISC-19), so either answer is accepted.",

@@ -453,6 +453,31 @@ func positionalInputKeys(want string) brokenServer {
 	}
 }
 
+// heldOpen is an event-stream body that, once the server's stream has
+// ended, sends one keep-alive comment and then holds the stream open
+// until the client goes away.
+type heldOpen struct {
+	io.ReadCloser
+	ctx   context.Context
+	state int // 0: passing the server's stream, 1: comment due, 2: holding
+}
+
+func (h *heldOpen) Read(p []byte) (int, error) {
+	switch h.state {
+	case 0:
+		n, err := h.ReadCloser.Read(p)
+		if err == io.EOF {
+			h.state, err = 1, nil
+		}
+		return n, err
+	case 1:
+		h.state = 2
+		return copy(p, ": keep-alive\n\n"), nil
+	}
+	<-h.ctx.Done()
+	return 0, io.EOF
+}
+
 // connHeader carries, from onRequest to onResponse, the client address
 // (one per TCP connection) of the request being forwarded.
 const connHeader = "X-Broken-Conn"
@@ -822,6 +847,20 @@ func brokenServers(tokA, tokB string) []brokenServer {
 			}},
 		},
 		connBoundTasks(),
+		{
+			name: "2026: keeps the event stream open after the final response", filter: "req:EXT-XPORT-018", want: "EXT-XPORT-018",
+			b: breakage{onResponse: func(method string, resp *http.Response) {
+				if method != "tools/call" && method != "tasks/get" {
+					return
+				}
+				asStream(resp)
+				if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+					resp.Body = &heldOpen{ReadCloser: resp.Body, ctx: resp.Request.Context()}
+					resp.ContentLength = -1
+					resp.Header.Del("Content-Length")
+				}
+			}},
+		},
 		{
 			name: "sends a _meta that is not an object in tasks/get", filter: "area:poll", want: "TASKS-WIRE-GET-001", wantMsg: "GetTaskResult",
 			b: breakage{onMessage: func(method string, msg map[string]any) {
