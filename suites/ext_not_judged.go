@@ -125,7 +125,6 @@ var extNotJudged = map[string]string{
 	"EXT-COMPAT-010": "Informative; the catalog asks for a warning only. Not yet written.",
 	"EXT-COMPAT-011": "Informative. Not yet written (no related-task key in task replies).",
 	"EXT-COMPAT-012": "Informative. Not yet written (no notifications/tasks/status on modern streams).",
-	"EXT-COMPAT-015": "SHOULD, for a server that speaks only 2026-07-28 (a dual server legitimately serves GET, DELETE and sessions for 2025-11-25). Not yet written; like EXT-COMPAT-016 it would be not-applicable when initialize is accepted, so the reference server would not exercise it.",
 
 	// Wire shapes.
 	"EXT-WIRE-008": "Informative. Not yet written (no legacy ttl or pollInterval members in a task).",

@@ -341,6 +341,9 @@ type brokenServer struct {
 	// wantMsg, when set, must appear in the failure message of want.
 	wantMsg string
 	b       breakage
+	// serverOpts configure the reference server behind the proxy beyond
+	// the two identities (server.WithModernOnly, say).
+	serverOpts []server.Option
 }
 
 // isCreate reports whether msg is the CreateTaskResult answering a
@@ -847,6 +850,28 @@ func brokenServers(tokA, tokB string) []brokenServer {
 			}},
 		},
 		connBoundTasks(),
+		{
+			name: "2026-only: opens a stream for GET on the endpoint", filter: "area:ext-compat", want: "EXT-COMPAT-015",
+			serverOpts: []server.Option{server.WithModernOnly()},
+			b: breakage{onRequest: func(w http.ResponseWriter, r *http.Request, _ *rpcRequest) bool {
+				if r.Method != http.MethodGet {
+					return false
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(http.StatusOK)
+				_, _ = io.WriteString(w, ": stream\n\n")
+				return true
+			}},
+		},
+		{
+			name: "2026-only: mints an Mcp-Session-Id", filter: "area:ext-compat", want: "EXT-COMPAT-015",
+			serverOpts: []server.Option{server.WithModernOnly()},
+			b: breakage{onResponse: func(method string, resp *http.Response) {
+				if method == "tools/call" || method == "tasks/get" {
+					resp.Header.Set("Mcp-Session-Id", "minted-"+method)
+				}
+			}},
+		},
 		{
 			name: "2026: keeps the event stream open after the final response", filter: "req:EXT-XPORT-018", want: "EXT-XPORT-018",
 			b: breakage{onResponse: func(method string, resp *http.Response) {
@@ -1539,13 +1564,13 @@ type brokenRun struct {
 
 // certifyThrough starts a fresh reference server with two identities,
 // puts b in front of it, and certifies the proxy with the CLI.
-func certifyThrough(t *testing.T, b breakage, filter string) brokenRun {
+func certifyThrough(t *testing.T, b breakage, filter string, opts ...server.Option) brokenRun {
 	t.Helper()
 	ctx := context.Background()
 	tokA, tokB := proxyTokens()
 	inst, err := reference.Start(ctx, reference.Options{
 		Config:        tasks.Config{PollInterval: 50 * time.Millisecond},
-		ServerOptions: []server.Option{server.WithTokenVerifier(server.NewStaticTokens(map[string]string{tokA: "a", tokB: "b"})), server.WithAllowAnonymous(false)},
+		ServerOptions: append([]server.Option{server.WithTokenVerifier(server.NewStaticTokens(map[string]string{tokA: "a", tokB: "b"})), server.WithAllowAnonymous(false)}, opts...),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -1610,7 +1635,7 @@ func TestBrokenServersFailTheRightRequirement(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			runs[i] = certifyThrough(t, cat[i].b, cat[i].filter)
+			runs[i] = certifyThrough(t, cat[i].b, cat[i].filter, cat[i].serverOpts...)
 		}()
 	}
 	wg.Wait()
