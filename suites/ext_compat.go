@@ -1,8 +1,10 @@
 package suites
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -50,15 +52,49 @@ var _ = describeServer("2026-07-28: backward compatibility with 2025-11-25", "ex
 	})
 
 	env.It("refuses initialize with an error naming 2026-07-28 when it speaks only 2026-07-28", "EXT-COMPAT-016", func(ctx SpecContext) {
-		r := env.extDo(ctx, extRequest{Method: "initialize", NoMeta: true,
-			Params: map[string]any{"protocolVersion": string(Protocol2025), "capabilities": map[string]any{},
-				"clientInfo": map[string]string{"name": "mcptasks-conformance", "version": "suite"}},
-			Headers: map[string]string{client.HeaderProtocolVersion: "", "Mcp-Method": ""}})
+		r := env.extLegacyInitialize(ctx)
 		if r.Error == nil {
 			NotApplicable("the server accepts a 2025-11-25 initialize, so it speaks 2025-11-25 too; the rule is for a server that speaks only 2026-07-28: %s", r)
 		}
 		said := r.Error.Message + " " + string(r.Error.Data)
 		Expect(said).To(ContainSubstring(string(Protocol2026)), "initialize was refused without naming the supported version 2026-07-28: %s", r)
+	})
+
+	env.It("answers GET and DELETE with 405 and ignores session and Last-Event-ID headers when it speaks only 2026-07-28", "EXT-COMPAT-015", func(ctx SpecContext) {
+		if r := env.extLegacyInitialize(ctx); !refusedReply(r) && r.Result != nil {
+			NotApplicable("the server accepts a 2025-11-25 initialize, so it speaks 2025-11-25 too, whose sessions, GET streams and DELETE it may serve; the rule is for a server that speaks only 2026-07-28: %s", r)
+		}
+		for _, method := range []string{http.MethodGet, http.MethodDelete} {
+			status := env.extBareRequest(ctx, method)
+			Expect(status).To(Equal(http.StatusMethodNotAllowed), "a %s on the MCP endpoint of a server speaking only 2026-07-28 was answered with HTTP %d, not 405", method, status)
+		}
+		legacy := map[string]string{"Mcp-Session-Id": "mcptasks-conformance-legacy-session", "Last-Event-ID": "1"}
+		// served sends req with the legacy headers; a refusal counts only
+		// when the same request without them is served.
+		served := func(req extRequest, what string) *extReply {
+			GinkgoHelper()
+			plain := req
+			req.Headers = legacy
+			r := env.extDo(ctx, req)
+			Expect(r.Header.Get("Mcp-Session-Id")).To(BeEmpty(), "%s carrying Mcp-Session-Id and Last-Event-ID came back with an Mcp-Session-Id header: %s", what, r)
+			if refusedReply(r) {
+				without := env.extDo(ctx, plain)
+				Expect(refusedReply(without)).To(BeTrue(), "%s was refused with Mcp-Session-Id and Last-Event-ID but served without them: with %s; without %s", what, r, without)
+			}
+			return r
+		}
+		sleep := env.extTool(FixtureSleep)
+		r := served(extRequest{Method: "tools/call", Params: map[string]any{"name": sleep,
+			"arguments": env.Config.FixtureArguments(FixtureSleep, map[string]any{"ms": 100})}}, "tools/call of the sleep fixture")
+		if id := r.str("taskId"); r.str("resultType") == exttasks.ResultTypeTask && id != "" {
+			env.ext.mu.Lock()
+			env.ext.created = append(env.ext.created, extCreated{id: id, headers: env.Config.Headers})
+			env.ext.mu.Unlock()
+			g := served(extRequest{Method: exttasks.MethodGet, Params: map[string]any{"taskId": id}}, "tasks/get of the task")
+			if !refusedReply(g) {
+				Expect(g.str("taskId")).To(Equal(id), "tasks/get carrying Mcp-Session-Id and Last-Event-ID answered for another task: %s", g)
+			}
+		}
 	})
 
 	env.It("does not switch extension tasks on inside a 2025-11-25 session", "EXT-COMPAT-001", func(ctx SpecContext) {
@@ -78,3 +114,43 @@ var _ = describeServer("2026-07-28: backward compatibility with 2025-11-25", "ex
 	})
 
 })
+
+// extLegacyInitialize sends a 2025-11-25 initialize the way a client of
+// that revision does: no _meta and none of the 2026-07-28 headers.
+func (env *ServerEnv) extLegacyInitialize(ctx context.Context) *extReply {
+	GinkgoHelper()
+	return env.extDo(ctx, extRequest{Method: "initialize", NoMeta: true,
+		Params: map[string]any{"protocolVersion": string(Protocol2025), "capabilities": map[string]any{},
+			"clientInfo": map[string]string{"name": "mcptasks-conformance", "version": "suite"}},
+		Headers: map[string]string{client.HeaderProtocolVersion: "", "Mcp-Method": ""}})
+}
+
+// extBareRequest sends method (GET or DELETE) to the endpoint the way a
+// 2025-11-25 client would (identity A's headers, a session id, an event
+// stream accepted), records it as evidence and returns the HTTP status.
+// The body is not read: a GET the server serves may be a stream that
+// never ends.
+func (env *ServerEnv) extBareRequest(ctx context.Context, method string) int {
+	GinkgoHelper()
+	ctx, cancel := context.WithTimeout(ctx, env.scaled(10*time.Second))
+	defer cancel()
+	hr, err := http.NewRequestWithContext(ctx, method, env.Config.URLs[0], nil)
+	if err != nil {
+		HarnessError("%s: %v", method, err)
+	}
+	for k, vs := range env.Config.Headers {
+		for _, v := range vs {
+			hr.Header.Add(k, v)
+		}
+	}
+	hr.Header.Set("Accept", "text/event-stream")
+	hr.Header.Set("Mcp-Session-Id", "mcptasks-conformance-legacy-session")
+	resp, err := env.httpClient().Do(hr)
+	if err != nil {
+		HarnessError("%s: %v", method, err)
+	}
+	_ = resp.Body.Close()
+	env.recordExchange(client.Exchange{Method: method + " " + env.Config.URLs[0], HTTPStatus: resp.StatusCode,
+		ContentType: resp.Header.Get("Content-Type"), At: time.Now()})
+	return resp.StatusCode
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -63,6 +64,13 @@ type extRequest struct {
 	Identity http.Header
 	// URL defaults to the first URL.
 	URL string
+	// Client, when set, sends the request instead of the harness's client
+	// (a fresh connection, say).
+	Client *http.Client
+	// Tail, when set, is called once an event-stream answer has yielded
+	// its response, with what is left of the stream and its closer, before
+	// the body is closed.
+	Tail func(rest io.Reader, body io.Closer)
 }
 
 // extReply is the server's answer to one request.
@@ -255,14 +263,19 @@ func (env *ServerEnv) extSend(ctx context.Context, req extRequest) (*extReply, e
 		}
 	}
 	overrideHeaders(hr.Header, req.Headers)
-	resp, err := env.httpClient().Do(hr)
+	hc := env.httpClient()
+	if req.Client != nil {
+		hc = req.Client
+	}
+	resp, err := hc.Do(hr)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
 	r := &extReply{Method: req.Method, ID: id, Status: resp.StatusCode, Header: resp.Header, ContentType: resp.Header.Get("Content-Type")}
 	if strings.HasPrefix(r.ContentType, "text/event-stream") {
-		err = readSSEMessages(resp.Body, func(msg json.RawMessage) bool {
+		br := bufio.NewReaderSize(resp.Body, 64<<10)
+		err = readSSEMessages(br, func(msg json.RawMessage) bool {
 			var probe struct {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
@@ -279,6 +292,9 @@ func (env *ServerEnv) extSend(ctx context.Context, req extRequest) (*extReply, e
 			r.Message = msg
 			return false
 		})
+		if req.Tail != nil && r.Message != nil {
+			req.Tail(br, resp.Body)
+		}
 	} else {
 		var b []byte
 		b, err = io.ReadAll(io.LimitReader(resp.Body, 4<<20))
@@ -315,32 +331,40 @@ func (env *ServerEnv) extSend(ctx context.Context, req extRequest) (*extReply, e
 }
 
 // readSSEMessages calls each with every data payload of an event stream
-// until it returns false or the stream ends.
-func readSSEMessages(body io.Reader, each func(json.RawMessage) bool) error {
-	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 64<<10), 8<<20)
+// until it returns false or the stream ends. It reads no further than the
+// line that ends the event it stopped at, so the rest of the stream stays
+// in br.
+func readSSEMessages(br *bufio.Reader, each func(json.RawMessage) bool) error {
 	var data []string
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "":
-			// An event without data (a priming event carrying only an
-			// id, say) is no message.
-			if joined := strings.TrimSpace(strings.Join(data, "\n")); joined != "" {
-				data = nil
-				if !each(json.RawMessage(joined)) {
-					return nil
+	for {
+		raw, err := br.ReadString('\n')
+		if raw != "" || err == nil {
+			line := strings.TrimRight(raw, "\r\n")
+			switch {
+			case line == "":
+				// An event without data (a priming event carrying only an
+				// id, say) is no message.
+				if joined := strings.TrimSpace(strings.Join(data, "\n")); joined != "" {
+					data = nil
+					if !each(json.RawMessage(joined)) {
+						return nil
+					}
 				}
+				data = nil
+			case strings.HasPrefix(line, "data:"):
+				data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
 			}
-			data = nil
-		case strings.HasPrefix(line, "data:"):
-			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+		}
+		if err != nil {
+			if joined := strings.TrimSpace(strings.Join(data, "\n")); joined != "" {
+				each(json.RawMessage(joined))
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
 		}
 	}
-	if joined := strings.TrimSpace(strings.Join(data, "\n")); joined != "" {
-		each(json.RawMessage(joined))
-	}
-	return sc.Err()
 }
 
 // extDo sends a request and makes a transport failure a harness error.

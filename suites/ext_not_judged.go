@@ -38,7 +38,6 @@ var extNotJudged = map[string]string{
 	"EXT-GET-012": "Informative. The payload each status requires is judged by EXT-GET-006/008/009/010.",
 	"EXT-GET-013": "Informative. The inlined result is compared with the synchronous one by EXT-ERR-011.",
 	"EXT-GET-014": "Informative. Not yet written (repeated polls of a parked input task staying identical).",
-	"EXT-GET-015": "SHOULD NOT. Every spec already polls, answers and cancels in HTTP requests after the creating one, and on the other instance in EXT-CREATE-009, so a server that insisted on the creating request would fail those MUST specs first. Not yet written as a check of its own: that would force a fresh TCP connection per request (the Go client reuses idle ones) and compare the replies.",
 
 	// Lifecycle.
 	"EXT-LIFE-001": "Informative. Distinct, server-made task ids are judged by EXT-SEC-002.",
@@ -112,7 +111,6 @@ var extNotJudged = map[string]string{
 
 	// Transport.
 	"EXT-XPORT-005": "Informative. Every spec sends matching routing headers, so a reply they changed fails the spec of that reply.",
-	"EXT-XPORT-018": "SHOULD. Judgeable (read an SSE body past the final response and expect its end within a deadline) but not yet written: the raw-HTTP helper stops reading at the response, so the spec needs a reader of its own.",
 	"EXT-XPORT-019": "Its observable half is derived: that closing a tasks/get stream leaves the task alone rests on cancelling a request not being cancelling a task (EXT-CANCEL-002, informative), and a tasks/get answered at once leaves no stream to close in time. Not judged.",
 	"EXT-XPORT-022": "Informative, about stdio: nothing to observe on the wire.",
 	"EXT-XPORT-027": "Informative: left open by the core (EXT-DISC-19), so either answer is accepted.",
@@ -127,7 +125,6 @@ var extNotJudged = map[string]string{
 	"EXT-COMPAT-010": "Informative; the catalog asks for a warning only. Not yet written.",
 	"EXT-COMPAT-011": "Informative. Not yet written (no related-task key in task replies).",
 	"EXT-COMPAT-012": "Informative. Not yet written (no notifications/tasks/status on modern streams).",
-	"EXT-COMPAT-015": "SHOULD, for a server that speaks only 2026-07-28 (a dual server legitimately serves GET, DELETE and sessions for 2025-11-25). Not yet written; like EXT-COMPAT-016 it would be not-applicable when initialize is accepted, so the reference server would not exercise it.",
 
 	// Wire shapes.
 	"EXT-WIRE-008": "Informative. Not yet written (no legacy ttl or pollInterval members in a task).",

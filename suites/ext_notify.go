@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -94,7 +95,7 @@ func (env *ServerEnv) extListenFilter(ctx context.Context, filter map[string]any
 		return !stop(m)
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		_ = readSSEMessages(resp.Body, each)
+		_ = readSSEMessages(bufio.NewReader(resp.Body), each)
 	} else {
 		var b bytes.Buffer
 		_, _ = b.ReadFrom(resp.Body)

@@ -163,6 +163,98 @@ var _ = describeServer("2026-07-28: Streamable HTTP rules", "ext-discover", func
 	})
 })
 
+// streamEnd watches the rest of an event stream after its response: ended
+// says the stream closed (or broke) within wait, extra how many bytes
+// came after the response. tailed stays false for an answer that was not
+// an event stream carrying a response.
+type streamEnd struct {
+	tailed, ended bool
+	extra         int64
+}
+
+// tail is an extRequest.Tail that reads what is left of the stream until
+// it ends or wait passes, then closes the body.
+func (e *streamEnd) tail(ctx context.Context, wait time.Duration) func(io.Reader, io.Closer) {
+	return func(rest io.Reader, body io.Closer) {
+		e.tailed = true
+		done := make(chan int64, 1)
+		go func() {
+			n, _ := io.Copy(io.Discard, rest)
+			done <- n
+		}()
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		select {
+		case e.extra = <-done:
+			e.ended = true
+			return
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		_ = body.Close()
+		e.extra = <-done
+	}
+}
+
+var _ = describeServer("2026-07-28: the end of a response stream", "ext-discover", func(env *ServerEnv) {
+	env.It("ends an event-stream answer to tools/call or tasks/get with its final response", "EXT-XPORT-018", func(ctx SpecContext) {
+		wait := env.scaled(2 * time.Second)
+		streams := 0
+		// watched sends req; when the answer is an event stream, the
+		// stream must end within wait of the response.
+		watched := func(req extRequest, what string) *extReply {
+			GinkgoHelper()
+			var end streamEnd
+			req.Tail = end.tail(ctx, wait)
+			r := env.extDo(ctx, req)
+			if !end.tailed || ctx.Err() != nil {
+				return r
+			}
+			streams++
+			Expect(end.ended).To(BeTrue(), "the event stream answering %s stayed open %s after its final response (%d more bytes came): %s", what, wait, end.extra, r)
+			return r
+		}
+		// task follows a task the call made, if any, with one tasks/get.
+		task := func(r *extReply, what string) {
+			GinkgoHelper()
+			if r.Error != nil || r.str("resultType") != exttasks.ResultTypeTask || r.str("taskId") == "" {
+				return
+			}
+			id := r.str("taskId")
+			env.ext.mu.Lock()
+			env.ext.created = append(env.ext.created, extCreated{id: id, headers: env.Config.Headers})
+			env.ext.mu.Unlock()
+			watched(extRequest{Method: exttasks.MethodGet, Params: map[string]any{"taskId": id}}, "tasks/get of the task "+what+" made")
+		}
+
+		if name := env.Config.ToolName(FixtureProgress); name != "" {
+			// Progress before the answer is what usually turns it into a
+			// stream: once without the extension (a plain result), once
+			// with it (a task, perhaps).
+			for _, c := range []struct {
+				caps json.RawMessage
+				what string
+			}{{capsNoExt, "a tools/call of the progress fixture without the extension"}, {capsFull, "a tools/call of the progress fixture with the extension"}} {
+				meta := extMeta(string(Protocol2026), c.caps)
+				meta["progressToken"] = fmt.Sprintf("progress-%d", extSeq.Add(1))
+				r := watched(extRequest{Method: "tools/call", Meta: meta, Caps: c.caps,
+					Params: map[string]any{"name": name, "arguments": env.Config.FixtureArguments(FixtureProgress, map[string]any{"ms": 300, "steps": 3})}}, c.what)
+				task(r, c.what)
+			}
+		}
+		if name := env.Config.ToolName(FixtureSleep); name != "" {
+			what := "a tools/call of the sleep fixture with the extension"
+			r := watched(extRequest{Method: "tools/call",
+				Params: map[string]any{"name": name, "arguments": env.Config.FixtureArguments(FixtureSleep, map[string]any{"ms": 300})}}, what)
+			task(r, what)
+		}
+		if streams == 0 {
+			NotApplicable("no tools/call or tasks/get was answered with an event stream (every answer was application/json), so no stream could show the rule")
+		}
+		AddReportEntry("event-stream answers watched", streams)
+	})
+})
+
 var _ = describeServer("2026-07-28: input state and identity", "ext-input", func(env *ServerEnv) {
 	env.It("keeps a task's input requests from another authorization context, which can neither read nor answer them", "EXT-SEC-007", func(ctx SpecContext) {
 		id, _ := env.extCreate(ctx, FixtureInput, map[string]any{"question": "conformance?"})

@@ -216,6 +216,19 @@ func TestFalseAlarmsStayAway(t *testing.T) {
 			},
 		},
 		{
+			// Event-stream answers that end with their response pass
+			// EXT-XPORT-018 rather than leaving it not-applicable (the
+			// reference server answers these requests as JSON).
+			name: "2026: answers tools/call and tasks/get as event streams that end with the response", target: authed.URL,
+			args: append([]string{"--protocol", "2026-07-28", "--label-filter", "req:EXT-XPORT-018"}, withTokens...), exit: 0,
+			b: breakage{onResponse: func(method string, resp *http.Response) {
+				if method == "tools/call" || method == "tasks/get" {
+					asStream(resp)
+				}
+			}},
+			want: []outcome{{id: "EXT-XPORT-018", status: report.StatusPass}},
+		},
+		{
 			// A URL-mode elicitation done right passes EXT-INPUT-016
 			// rather than leaving it not-applicable.
 			name: "2026: asks a URL-mode elicitation with a message and an absolute url", target: authed.URL,

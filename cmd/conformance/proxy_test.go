@@ -13,6 +13,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -335,6 +336,9 @@ type brokenServer struct {
 	// wantMsg, when set, must appear in the failure message of want.
 	wantMsg string
 	b       breakage
+	// serverOpts configure the reference server behind the proxy beyond
+	// the two identities (server.WithModernOnly, say).
+	serverOpts []server.Option
 }
 
 // isCreate reports whether msg is the CreateTaskResult answering a
@@ -442,6 +446,79 @@ func positionalInputKeys(want string) brokenServer {
 					p["inputResponses"] = out
 				})
 				return false
+			},
+		},
+	}
+}
+
+// heldOpen is an event-stream body that, once the server's stream has
+// ended, sends one keep-alive comment and then holds the stream open
+// until the client goes away.
+type heldOpen struct {
+	io.ReadCloser
+	ctx   context.Context
+	state int // 0: passing the server's stream, 1: comment due, 2: holding
+}
+
+func (h *heldOpen) Read(p []byte) (int, error) {
+	switch h.state {
+	case 0:
+		n, err := h.ReadCloser.Read(p)
+		if err == io.EOF {
+			h.state, err = 1, nil
+		}
+		return n, err
+	case 1:
+		h.state = 2
+		return copy(p, ": keep-alive\n\n"), nil
+	}
+	<-h.ctx.Done()
+	return 0, io.EOF
+}
+
+// connHeader carries, from onRequest to onResponse, the client address
+// (one per TCP connection) of the request being forwarded.
+const connHeader = "X-Broken-Conn"
+
+var taskIDPattern = regexp.MustCompile(`"taskId":"([^"]+)"`)
+
+// connBoundTasks is a 2026-07-28 server that knows a task only on the TCP
+// connection that created it: tasks/get arriving on any other connection
+// is answered as for an unknown task.
+func connBoundTasks() brokenServer {
+	var mu sync.Mutex
+	home := map[string]string{} // taskId -> client address of the creating tools/call
+	return brokenServer{
+		name: "2026: knows a task only on the connection that created it", filter: "req:EXT-GET-015", want: "EXT-GET-015",
+		b: breakage{
+			onRequest: func(w http.ResponseWriter, r *http.Request, req *rpcRequest) bool {
+				if !modernRequest(req) {
+					return false
+				}
+				r.Header.Set(connHeader, r.RemoteAddr)
+				if req.Method != "tasks/get" {
+					return false
+				}
+				mu.Lock()
+				addr, ok := home[req.param("taskId")]
+				mu.Unlock()
+				if ok && addr != r.RemoteAddr {
+					return answer(w, req, nil, map[string]any{"code": -32602, "message": "unknown task"})
+				}
+				return false
+			},
+			onResponse: func(method string, resp *http.Response) {
+				if method != "tools/call" {
+					return
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if m := taskIDPattern.FindSubmatch(body); m != nil {
+					mu.Lock()
+					home[string(m[1])] = resp.Request.Header.Get(connHeader)
+					mu.Unlock()
+				}
+				resp.Body = io.NopCloser(bytes.NewReader(body))
 			},
 		},
 	}
@@ -767,6 +844,43 @@ func brokenServers(tokA, tokB string) []brokenServer {
 						p["url"] = "no scheme here"
 						delete(p, "requestedSchema")
 					}
+				}
+			}},
+		},
+		connBoundTasks(),
+		{
+			name: "2026-only: opens a stream for GET on the endpoint", filter: "area:ext-compat", want: "EXT-COMPAT-015",
+			serverOpts: []server.Option{server.WithModernOnly()},
+			b: breakage{onRequest: func(w http.ResponseWriter, r *http.Request, _ *rpcRequest) bool {
+				if r.Method != http.MethodGet {
+					return false
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(http.StatusOK)
+				_, _ = io.WriteString(w, ": stream\n\n")
+				return true
+			}},
+		},
+		{
+			name: "2026-only: mints an Mcp-Session-Id", filter: "area:ext-compat", want: "EXT-COMPAT-015",
+			serverOpts: []server.Option{server.WithModernOnly()},
+			b: breakage{onResponse: func(method string, resp *http.Response) {
+				if method == "tools/call" || method == "tasks/get" {
+					resp.Header.Set("Mcp-Session-Id", "minted-"+method)
+				}
+			}},
+		},
+		{
+			name: "2026: keeps the event stream open after the final response", filter: "req:EXT-XPORT-018", want: "EXT-XPORT-018",
+			b: breakage{onResponse: func(method string, resp *http.Response) {
+				if method != "tools/call" && method != "tasks/get" {
+					return
+				}
+				asStream(resp)
+				if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+					resp.Body = &heldOpen{ReadCloser: resp.Body, ctx: resp.Request.Context()}
+					resp.ContentLength = -1
+					resp.Header.Del("Content-Length")
 				}
 			}},
 		},
@@ -1448,13 +1562,13 @@ type brokenRun struct {
 
 // certifyThrough starts a fresh reference server with two identities,
 // puts b in front of it, and certifies the proxy with the CLI.
-func certifyThrough(t *testing.T, b breakage, filter string) brokenRun {
+func certifyThrough(t *testing.T, b breakage, filter string, opts ...server.Option) brokenRun {
 	t.Helper()
 	ctx := context.Background()
 	tokA, tokB := proxyTokens()
 	inst, err := reference.Start(ctx, reference.Options{
 		Config:        tasks.Config{PollInterval: 50 * time.Millisecond},
-		ServerOptions: []server.Option{server.WithTokenVerifier(server.NewStaticTokens(map[string]string{tokA: "a", tokB: "b"})), server.WithAllowAnonymous(false)},
+		ServerOptions: append([]server.Option{server.WithTokenVerifier(server.NewStaticTokens(map[string]string{tokA: "a", tokB: "b"})), server.WithAllowAnonymous(false)}, opts...),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -1519,7 +1633,7 @@ func TestBrokenServersFailTheRightRequirement(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			runs[i] = certifyThrough(t, cat[i].b, cat[i].filter)
+			runs[i] = certifyThrough(t, cat[i].b, cat[i].filter, cat[i].serverOpts...)
 		}()
 	}
 	wg.Wait()

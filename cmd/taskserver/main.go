@@ -33,6 +33,9 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// protocolModern is the --protocol value that serves 2026-07-28 only.
+const protocolModern = "2026-07-28"
+
 // options are the command-line settings.
 type options struct {
 	addr, store, tokens, logLevel string
@@ -53,6 +56,7 @@ type options struct {
 	maxActive, maxRetained, maxRetainedTotal int
 	maxWaiting                               int
 	cursorKeyFile                            string
+	protocol                                 string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -64,6 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.tokens, "tokens", "", "file of \"TOKEN SUBJECT\" lines; bearer tokens then identify requestors")
 	fs.BoolVar(&o.allowAnonymous, "allow-anonymous", false, "with --tokens, accept requests without a token (their session owns their tasks)")
 	fs.BoolVar(&o.fixtures, "fixtures", false, "expose the fixture_* tools used by the conformance suite")
+	fs.StringVar(&o.protocol, "protocol", "both", "MCP protocol revisions served: both (2025-11-25 through initialize and 2026-07-28 through per-request _meta, on one endpoint) or 2026-07-28 (that one only: initialize is refused, GET and DELETE get 405)")
 	fs.BoolVar(&o.stdio, "stdio", false, "serve one client over stdin/stdout instead of HTTP")
 	fs.BoolVar(&o.allowRemote, "allow-remote", false, "allow --addr on a non-loopback interface")
 	fs.IntVar(&o.maxTasks, "max-tasks", tasks.DefaultMaxTasksPerOwner, "maximum active tasks per requestor (negative: no cap)")
@@ -95,6 +100,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if o.protocol != "both" && o.protocol != protocolModern {
+		return o, fmt.Errorf("--protocol %q: want both or %s", o.protocol, protocolModern)
 	}
 	return o, nil
 }
@@ -163,6 +171,9 @@ func serve(o options, log *slog.Logger, stdin io.Reader, stdout io.Writer) error
 		server.WithMaxWaitingPerIdentity(o.maxWaiting), server.WithMaxActiveTasks(o.maxActive), server.WithMaxRetainedTasks(o.maxRetained, o.maxRetainedTotal)}
 	if o.fixtures {
 		sopts = append(sopts, server.WithFixtures())
+	}
+	if o.protocol == protocolModern {
+		sopts = append(sopts, server.WithModernOnly())
 	}
 	if o.tokens != "" {
 		v, err := server.LoadTokenFile(o.tokens)

@@ -120,3 +120,36 @@ func TestRefusesNonLoopbackWithoutFlag(t *testing.T) {
 		t.Errorf("bad store: exit %d", c)
 	}
 }
+
+// TestProtocolFlag: --protocol accepts both and 2026-07-28 only, and
+// 2026-07-28 makes the server refuse initialize with -32022.
+func TestProtocolFlag(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		ok    bool
+	}{{"both", true}, {"2026-07-28", true}, {"2025-11-25", false}, {"auto", false}} {
+		_, err := parseFlags([]string{"--protocol", tc.value}, io.Discard)
+		if (err == nil) != tc.ok {
+			t.Errorf("--protocol %s: error %v, want ok %v", tc.value, err, tc.ok)
+		}
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr testenv.SyncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run([]string{"--stdio", "--fixtures", "--protocol", "2026-07-28"}, inR, outW, &stderr)
+		outW.Close()
+	}()
+	lines := bufio.NewScanner(outR)
+	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if !lines.Scan() || !strings.Contains(lines.Text(), `"code":-32022`) || !strings.Contains(lines.Text(), "2026-07-28") {
+		t.Errorf("initialize on a 2026-07-28-only server: %s", lines.Text())
+	}
+	inW.Close()
+	if c := <-code; c != 0 {
+		t.Errorf("exit %d: %s", c, stderr.String())
+	}
+}

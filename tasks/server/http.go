@@ -47,6 +47,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusForbidden, nil, rpcErr(wire.CodeInvalidRequest, "origin "+strconv.Quote(r.Header.Get("Origin"))+" is not allowed"))
 		return
 	}
+	if s.modernOnly && r.Method != http.MethodPost {
+		// No sessions to end and no standalone stream to open.
+		refuseUnread(w, r)
+		w.Header().Set("Allow", "POST")
+		httpError(w, http.StatusMethodNotAllowed, nil, rpcErr(wire.CodeInvalidRequest,
+			"method "+r.Method+" is not allowed: this server speaks only protocol version "+protocol.ModernProtocolVersion+", where every message is a POST"))
+		return
+	}
 	// A POST's version header is judged once its body says which profile
 	// it speaks (servePOST).
 	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !supportedVersion(v) && r.Method != http.MethodPost {
@@ -204,6 +212,10 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	if isModernRequest(k, msg) {
 		s.serveModernPOST(w, r, msg, subject)
+		return
+	}
+	if s.modernOnly && (k != kindNotification || !protocol.IsModern(msg.Method, msg.Params)) {
+		httpError(w, http.StatusBadRequest, msg.ID, legacyRefusal(k, msg))
 		return
 	}
 	if k == kindRequest && msg.Method != wire.MethodInitialize && r.Header.Get(HeaderSessionID) == "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/mcptasks/mcptasks/schema/v20260728"
 	"github.com/mcptasks/mcptasks/tasks"
 	"github.com/mcptasks/mcptasks/tasks/protocol"
+	"github.com/mcptasks/mcptasks/tasks/wire"
 )
 
 // The 2026-07-28 profile on the same endpoint: a request whose params
@@ -151,4 +152,25 @@ func (s *Server) serveModernPOST(w http.ResponseWriter, r *http.Request, msg *en
 // request.
 func isModernRequest(k kind, msg *envelope) bool {
 	return k == kindRequest && protocol.IsModern(msg.Method, msg.Params)
+}
+
+// legacyRefusal is what a server speaking only 2026-07-28 answers a message
+// of an earlier revision with: initialize gets the version refusal naming
+// 2026-07-28 (and echoing the version asked for), another request the
+// refusal of a request without _meta, anything else an invalid request.
+func legacyRefusal(k kind, msg *envelope) *tasks.RPCError {
+	only := "this server speaks only protocol version " + protocol.ModernProtocolVersion
+	switch {
+	case k == kindRequest && msg.Method == wire.MethodInitialize:
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(msg.Params, &p)
+		data, _ := json.Marshal(map[string]any{"supported": []string{protocol.ModernProtocolVersion}, "requested": p.ProtocolVersion})
+		return &tasks.RPCError{Code: v20260728.CodeUnsupportedProtocolVersion, Data: data,
+			Message: "initialize is not served: " + only + ", whose requests carry their version in _meta (see server/discover)"}
+	case k == kindRequest:
+		return rpcErr(wire.CodeInvalidParams, "params._meta with "+v20260728.ProtocolVersionMetaKey+" and "+v20260728.ClientCapabilitiesMetaKey+" is required: "+only)
+	}
+	return rpcErr(wire.CodeInvalidRequest, only+", which has no sessions: the message was not taken")
 }

@@ -134,6 +134,16 @@ func WithTools(tools ...Tool) Option {
 	}
 }
 
+// WithModernOnly makes the server speak only the 2026-07-28 profile, as a
+// server that never supported 2025-11-25 would: initialize and every other
+// request without a per-request protocol version are refused with HTTP 400
+// (initialize with an error naming 2026-07-28 as the supported version),
+// and GET and DELETE on the endpoint get 405, since there are no sessions
+// and no standalone streams. Session and Last-Event-ID headers on
+// 2026-07-28 requests are ignored, as they always are. Without it the
+// server speaks both revisions on one endpoint.
+func WithModernOnly() Option { return func(s *Server) { s.modernOnly = true } }
+
 // WithFixtures registers the fixture tools (see Fixtures).
 func WithFixtures() Option { return WithTools(Fixtures()...) }
 
@@ -158,6 +168,7 @@ type Server struct {
 	maxPerIdentity int
 	bodyTimeout    time.Duration
 	waiting        identSlots
+	modernOnly     bool
 
 	mu           sync.RWMutex
 	sessions     map[string]*session

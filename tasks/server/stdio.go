@@ -83,6 +83,13 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 			}
 			continue
 		}
+		if s.modernOnly && k == kindRequest && !isModernRequest(k, msg) {
+			// Notifications go on as ever (notifications/cancelled ends
+			// a 2026-07-28 request too); a request of an earlier revision
+			// is refused.
+			_ = w.write(appendError(nil, msg.ID, legacyRefusal(k, msg)))
+			continue
+		}
 		switch k {
 		case kindNotification:
 			s.onNotification(sess, msg)

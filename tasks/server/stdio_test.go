@@ -135,12 +135,12 @@ func (p *stdioPeer) errCode(method, params string) int64 {
 	return e.Code
 }
 
-func newStdioServer(t *testing.T) *server.Server {
+func newStdioServer(t *testing.T, opts ...server.Option) *server.Server {
 	cfg := tasks.Config{PollInterval: 50 * time.Millisecond}.WithDefaults()
 	st := memory.New(cfg)
 	log := slog.New(slog.DiscardHandler)
 	eng := tasks.NewEngine(st, cfg, tasks.WithLogger(log))
-	srv, err := server.New(eng, server.WithFixtures(), server.WithLogger(log))
+	srv, err := server.New(eng, append([]server.Option{server.WithFixtures(), server.WithLogger(log)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
