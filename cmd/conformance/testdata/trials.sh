@@ -7,7 +7,7 @@
 # of `make test`: the trials need the registries and take a few minutes.
 #
 #   cmd/conformance/testdata/trials.sh            # both
-#   cmd/conformance/testdata/trials.sh mcp-go     # one (mcp-go, typescript-sdk, typescript-sdk-v2)
+#   cmd/conformance/testdata/trials.sh mcp-go     # one (mcp-go, typescript-sdk, typescript-sdk-v2, everything)
 #
 # The exit code is 0 when every trial ran (whatever its verdict; both SDKs
 # are expected to be non-conformant) and 1 when a server could not start.
@@ -74,5 +74,15 @@ if [ "$want" = all ] || [ "$want" = typescript-sdk-v2 ]; then
   # (docs/trial-ts-v2.md): the run shows which profiles it is certified in.
   PORT=3918 trial typescript-sdk-v2 http://localhost:3918/mcp \
     --fixture forbidden=greet --fixture sleep=slow_compute || status=1
+fi
+if [ "$want" = all ] || [ "$want" = everything ]; then
+  # The official "everything" server as published: its one task tool runs
+  # four one-second stages whatever it is asked, so the run takes minutes.
+  PORT=3919 trial everything http://localhost:3919/mcp \
+    --fixture sleep_required=simulate-research-query --fixture-arg sleep_required.ms= \
+    --fixture-const 'sleep_required.topic="x"' \
+    --fixture input=simulate-research-query --fixture-arg input.question= \
+    --fixture-const 'input.topic="x"' --fixture-const 'input.ambiguous=true' \
+    --fixture forbidden=echo --fixture-const 'forbidden.message="x"' || status=1
 fi
 exit $status
