@@ -109,7 +109,7 @@ type modernMeta struct {
 func UnsupportedVersionError(version string) *tasks.RPCError {
 	data, _ := json.Marshal(map[string]any{"supported": []string{ModernProtocolVersion}, "requested": version})
 	return &tasks.RPCError{Code: v20260728.CodeUnsupportedProtocolVersion, Data: data,
-		Message: "unsupported protocol version " + strconv.Quote(version) + ": per-request _meta selects " + ModernProtocolVersion + "; 2025-11-25 is served through initialize"}
+		Message: "unsupported protocol version " + strconv.Quote(version) + ": a request that names its version in _meta is served in " + ModernProtocolVersion + " only"}
 }
 
 // missingExtension is the -32021 answer for a request that needs the tasks
