@@ -53,9 +53,10 @@ var _ = describeServer("2026-07-28: backward compatibility with 2025-11-25", "ex
 
 	env.It("refuses initialize with an error naming 2026-07-28 when it speaks only 2026-07-28", "EXT-COMPAT-016", func(ctx SpecContext) {
 		r := env.extLegacyInitialize(ctx)
-		if r.Error == nil {
+		if !refusedReply(r) {
 			NotApplicable("the server accepts a 2025-11-25 initialize, so it speaks 2025-11-25 too; the rule is for a server that speaks only 2026-07-28: %s", r)
 		}
+		Expect(r.Error).NotTo(BeNil(), "initialize was refused (HTTP %d) without a JSON-RPC error to name the supported version 2026-07-28: %s", r.Status, r)
 		said := r.Error.Message + " " + string(r.Error.Data)
 		Expect(said).To(ContainSubstring(string(Protocol2026)), "initialize was refused without naming the supported version 2026-07-28: %s", r)
 	})

@@ -862,6 +862,19 @@ func brokenServers(tokA, tokB string) []brokenServer {
 			}},
 		},
 		{
+			// A refusal of initialize that names nothing: HTTP 400 with an
+			// empty body, no JSON-RPC error at all.
+			name: "2026-only: refuses initialize with a bare HTTP 400", filter: "area:ext-compat", want: "EXT-COMPAT-016",
+			serverOpts: []server.Option{server.WithModernOnly()},
+			b: breakage{onRequest: func(w http.ResponseWriter, _ *http.Request, req *rpcRequest) bool {
+				if req.Method != "initialize" {
+					return false
+				}
+				w.WriteHeader(http.StatusBadRequest)
+				return true
+			}},
+		},
+		{
 			name: "2026-only: mints an Mcp-Session-Id", filter: "area:ext-compat", want: "EXT-COMPAT-015",
 			serverOpts: []server.Option{server.WithModernOnly()},
 			b: breakage{onResponse: func(method string, resp *http.Response) {
