@@ -102,4 +102,34 @@ var _ = describeServer("2026-07-28: statelessness across connections", "ext-get"
 
 		elsewhere(extRequest{Method: exttasks.MethodCancel, Params: map[string]any{"taskId": id}}, "tasks/cancel of a running task")
 	})
+
+	env.It("keeps a task going when the connections of the call that created it and of a poll close", "EXT-XPORT-019", func(ctx SpecContext) {
+		fresh, ok := env.freshConnClient()
+		if !ok {
+			NotApplicable("the configured HTTP client's transport is not an *http.Transport, so the harness cannot give a request a connection of its own to close")
+		}
+		// Keep-alives are off in fresh: each connection closes once its
+		// answer has been read, which ends the request's stream.
+		name := env.extTool(FixtureSleep)
+		reused := false
+		r := env.extDo(onNewConn(ctx, &reused), extRequest{Method: "tools/call", Client: fresh,
+			Params: map[string]any{"name": name, "arguments": env.Config.FixtureArguments(FixtureSleep, map[string]any{"ms": 400})}})
+		if reused {
+			HarnessError("the tools/call meant for a connection of its own went out on a kept-alive one")
+		}
+		Expect(r.Error).To(BeNil(), "tools/call of the sleep fixture with the extension declared failed: %s", r)
+		if r.str("resultType") != exttasks.ResultTypeTask {
+			NotSupported("the server answered the sleep fixture synchronously (resultType %q): creating a task is its choice, and the spec needs one", r.str("resultType"))
+		}
+		id := r.str("taskId")
+		Expect(id).NotTo(BeEmpty(), "a CreateTaskResult without a string taskId: %s", r)
+		env.ext.mu.Lock()
+		env.ext.created = append(env.ext.created, extCreated{id: id, headers: env.Config.Headers})
+		env.ext.mu.Unlock()
+		env.extDo(ctx, extRequest{Method: exttasks.MethodGet, Client: fresh, Params: map[string]any{"taskId": id}})
+		fresh.CloseIdleConnections()
+		last := env.extTerminalReply(ctx, id)
+		Expect(last.str("status")).NotTo(Equal(stCancelled),
+			"the task ended cancelled although nobody sent tasks/cancel; the connections of the tools/call that created it and of a tasks/get had closed, which ends those requests, not the task: %s", last)
+	})
 })

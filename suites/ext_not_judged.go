@@ -111,7 +111,6 @@ var extNotJudged = map[string]string{
 
 	// Transport.
 	"EXT-XPORT-005": "Informative. Every spec sends matching routing headers, so a reply they changed fails the spec of that reply.",
-	"EXT-XPORT-019": "Its observable half is derived: that closing a tasks/get stream leaves the task alone rests on cancelling a request not being cancelling a task (EXT-CANCEL-002, informative), and a tasks/get answered at once leaves no stream to close in time. Not judged.",
 	"EXT-XPORT-022": "Informative, about stdio: nothing to observe on the wire.",
 	"EXT-XPORT-027": "Informative: left open by the core (EXT-DISC-19), so either answer is accepted.",
 	"EXT-XPORT-028": "Informative. Every tools/call of the specs carries matching headers, and its result is judged as usual.",

@@ -524,6 +524,52 @@ func connBoundTasks() brokenServer {
 	}
 }
 
+// cancelOnAnswer is a 2026-07-28 server that ties a task's work to the
+// request that created it: once the CreateTaskResult has gone out, it
+// cancels the task upstream, as if the end of the tools/call had ended the
+// work.
+func cancelOnAnswer() brokenServer {
+	return brokenServer{
+		name: "2026: cancels a task once the tools/call that created it is answered", filter: "req:EXT-XPORT-019", want: "EXT-XPORT-019",
+		b: breakage{onResponse: func(method string, resp *http.Response) {
+			if method != "tools/call" || resp.Request.Header.Get("Mcp-Protocol-Version") == "" {
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			m := taskIDPattern.FindSubmatch(body)
+			if m == nil || !bytes.Contains(body, []byte(`"resultType":"task"`)) {
+				return
+			}
+			id := string(m[1])
+			up, hdr := resp.Request.URL.String(), resp.Request.Header.Clone()
+			go func() {
+				time.Sleep(50 * time.Millisecond)
+				raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "proxy-cancel", "method": "tasks/cancel", "params": map[string]any{
+					"taskId": id,
+					"_meta": map[string]any{
+						"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+						"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}},
+					},
+				}})
+				req, err := http.NewRequest(http.MethodPost, up, bytes.NewReader(raw))
+				if err != nil {
+					return
+				}
+				req.Header = hdr
+				req.Header.Set("Mcp-Method", "tasks/cancel")
+				req.Header.Set("Mcp-Name", id)
+				req.Header.Del("Content-Length")
+				if r, err := http.DefaultClient.Do(req); err == nil {
+					_, _ = io.Copy(io.Discard, r.Body)
+					r.Body.Close()
+				}
+			}()
+		}},
+	}
+}
+
 // brokenServers is the catalogue of deliberately broken servers. Each
 // entry is built fresh (its state is its own) and names the requirement the
 // suite must fail for it.
@@ -848,6 +894,7 @@ func brokenServers(tokA, tokB string) []brokenServer {
 			}},
 		},
 		connBoundTasks(),
+		cancelOnAnswer(),
 		{
 			name: "2026-only: opens a stream for GET on the endpoint", filter: "area:ext-compat", want: "EXT-COMPAT-015",
 			serverOpts: []server.Option{server.WithModernOnly()},
