@@ -183,26 +183,6 @@ var _ = describeServer("Result retrieval with tasks/result", "result", func(env 
 	})
 })
 
-// describeOutcome says in words what a call that should have failed with a
-// JSON-RPC error gave instead.
-func describeOutcome(err error) string {
-	if err == nil {
-		return "it was answered with a successful result"
-	}
-	return "it gave " + err.Error()
-}
-
-// withoutMeta returns a JSON object without its _meta member.
-func withoutMeta(raw json.RawMessage) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return string(raw)
-	}
-	delete(m, "_meta")
-	b, _ := json.Marshal(m)
-	return string(b)
-}
-
 // relatedTaskValue returns the value under the related-task _meta key.
 func relatedTaskValue(obj json.RawMessage) json.RawMessage {
 	var v struct {
