@@ -39,7 +39,8 @@ var _ = describeServer("Streamable HTTP transport", "transport", func(env *Serve
 				params["taskId"] = "00000000-0000-4000-8000-000000000000"
 			}
 			raw, err := fresh.Call(ctx, m, params)
-			Expect(err).To(HaveOccurred(), "%s before initialize was answered with data: %s", m, truncateRaw(raw))
+			Expect(err).To(HaveOccurred(), "%s before initialize was answered with data: %s (initialization has to be the first exchange, "+
+				"and both sides may use only capabilities negotiated there, so a server serves no task method before it)", m, truncateRaw(raw))
 			_, isRPC := rpcCode(err)
 			status := httpStatus(err)
 			Expect(isRPC || (status >= 400 && status < 500)).To(BeTrue(),
