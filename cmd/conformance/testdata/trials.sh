@@ -8,6 +8,7 @@
 #
 #   cmd/conformance/testdata/trials.sh            # both
 #   cmd/conformance/testdata/trials.sh mcp-go     # one (mcp-go, typescript-sdk, typescript-sdk-v2, everything)
+#   cmd/conformance/testdata/trials.sh everything-stdio   # the everything server over stdio (not in "all": ~6 min)
 #
 # The exit code is 0 when every trial ran (whatever its verdict; both SDKs
 # are expected to be non-conformant) and 1 when a server could not start.
@@ -84,5 +85,18 @@ if [ "$want" = all ] || [ "$want" = everything ]; then
     --fixture input=simulate-research-query --fixture-arg input.question= \
     --fixture-const 'input.topic="x"' --fixture-const 'input.ambiguous=true' \
     --fixture forbidden=echo --fixture-const 'forbidden.message="x"' || status=1
+fi
+if [ "$want" = everything-stdio ]; then
+  # The same server over stdio: the command starts one process per spec
+  # (run.sh installs the package; STDIO=1 makes it serve stdio).
+  echo "== everything-stdio" >&2
+  code=0
+  "$BIN" --command "env STDIO=1 bash $HERE/everything/run.sh" --report-dir "$OUT/everything-stdio" --no-color \
+    --fixture sleep_required=simulate-research-query --fixture-arg sleep_required.ms= \
+    --fixture-const 'sleep_required.topic="x"' \
+    --fixture input=simulate-research-query --fixture-arg input.question= \
+    --fixture-const 'input.topic="x"' --fixture-const 'input.ambiguous=true' \
+    --fixture forbidden=echo --fixture-const 'forbidden.message="x"' | tee "$OUT/everything-stdio.txt" || code=$?
+  echo "== everything-stdio: exit $code (1 = non-conformant); reports in $OUT/everything-stdio" >&2
 fi
 exit $status

@@ -13,6 +13,8 @@
 #     --fixture input=simulate-research-query --fixture-arg input.question= \
 #     --fixture-const 'input.topic="x"' --fixture-const 'input.ambiguous=true' \
 #     --fixture forbidden=echo --fixture-const 'forbidden.message="x"'
+#
+# STDIO=1 serves stdio instead (for conformance --command).
 set -euo pipefail
 VERSION="${MCP_EVERYTHING_VERSION:-2026.8.31}"
 PORT="${PORT:-3919}"
@@ -24,4 +26,7 @@ if [ ! -d "$DIR/node_modules/@modelcontextprotocol/server-everything" ]; then
   (cd "$DIR" && npm init -y >/dev/null && npm install --no-audit --no-fund "@modelcontextprotocol/server-everything@$VERSION" >/dev/null)
 fi
 cd "$DIR/node_modules/@modelcontextprotocol/server-everything/dist"
+if [ -n "${STDIO:-}" ]; then
+  exec node index.js stdio
+fi
 PORT="$PORT" exec node index.js streamableHttp
