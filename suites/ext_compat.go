@@ -135,14 +135,9 @@ func (env *ServerEnv) extBareRequest(ctx context.Context, method string) int {
 	GinkgoHelper()
 	ctx, cancel := context.WithTimeout(ctx, env.scaled(10*time.Second))
 	defer cancel()
-	hr, err := http.NewRequestWithContext(ctx, method, env.Config.URLs[0], nil)
+	hr, err := env.extHTTPRequest(ctx, method, env.Config.URLs[0], nil, nil)
 	if err != nil {
 		HarnessError("%s: %v", method, err)
-	}
-	for k, vs := range env.Config.Headers {
-		for _, v := range vs {
-			hr.Header.Add(k, v)
-		}
 	}
 	hr.Header.Set("Accept", "text/event-stream")
 	hr.Header.Set("Mcp-Session-Id", "mcptasks-conformance-legacy-session")

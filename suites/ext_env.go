@@ -210,6 +210,34 @@ func extMeta(version string, caps json.RawMessage) map[string]any {
 	}
 }
 
+// extHTTPRequest builds a request to url carrying identity's headers (A's
+// when identity is nil), for the specs that speak HTTP themselves.
+func (env *ServerEnv) extHTTPRequest(ctx context.Context, verb, url string, body io.Reader, identity http.Header) (*http.Request, error) {
+	hr, err := http.NewRequestWithContext(ctx, verb, url, body)
+	if err != nil {
+		return nil, err
+	}
+	if identity == nil {
+		identity = env.Config.Headers
+	}
+	for k, vs := range identity {
+		for _, v := range vs {
+			hr.Header.Add(k, v)
+		}
+	}
+	return hr, nil
+}
+
+// setExtPostHeaders sets the headers of a 2026-07-28 POST of method at
+// version: JSON in, JSON or an event stream back, the version and the
+// method.
+func setExtPostHeaders(h http.Header, version, method string) {
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	h.Set(client.HeaderProtocolVersion, version)
+	h.Set("Mcp-Method", method)
+}
+
 func (env *ServerEnv) extSend(ctx context.Context, req extRequest) (*extReply, error) {
 	version := req.Version
 	if version == "" {
@@ -237,23 +265,11 @@ func (env *ServerEnv) extSend(ctx context.Context, req extRequest) (*extReply, e
 	if u == "" {
 		u = env.Config.URLs[0]
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	hr, err := env.extHTTPRequest(ctx, http.MethodPost, u, bytes.NewReader(body), req.Identity)
 	if err != nil {
 		return nil, err
 	}
-	identity := req.Identity
-	if identity == nil {
-		identity = env.Config.Headers
-	}
-	for k, vs := range identity {
-		for _, v := range vs {
-			hr.Header.Add(k, v)
-		}
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "application/json, text/event-stream")
-	hr.Header.Set(client.HeaderProtocolVersion, version)
-	hr.Header.Set("Mcp-Method", req.Method)
+	setExtPostHeaders(hr.Header, version, req.Method)
 	if tid, ok := req.Params["taskId"].(string); ok && strings.HasPrefix(req.Method, "tasks/") {
 		hr.Header.Set("Mcp-Name", tid)
 	}

@@ -14,7 +14,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcptasks/mcptasks/schema/exttasks"
-	"github.com/mcptasks/mcptasks/schema/v20260728"
 	"github.com/mcptasks/mcptasks/tasks/client"
 )
 
@@ -59,25 +58,13 @@ func (env *ServerEnv) extListenFilter(ctx context.Context, filter map[string]any
 	defer cancel()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": run.id, "method": "subscriptions/listen", "params": map[string]any{
 		"notifications": filter,
-		"_meta": map[string]any{
-			v20260728.ProtocolVersionMetaKey:    string(Protocol2026),
-			v20260728.ClientCapabilitiesMetaKey: caps,
-			v20260728.ClientInfoMetaKey:         map[string]string{"name": "mcptasks-conformance", "version": "suite"},
-		},
+		"_meta":         extMeta(string(Protocol2026), caps),
 	}})
-	hr, err := http.NewRequestWithContext(lctx, http.MethodPost, env.Config.URLs[0], bytes.NewReader(body))
+	hr, err := env.extHTTPRequest(lctx, http.MethodPost, env.Config.URLs[0], bytes.NewReader(body), nil)
 	if err != nil {
 		HarnessError("subscriptions/listen: %v", err)
 	}
-	for k, vs := range env.Config.Headers {
-		for _, v := range vs {
-			hr.Header.Add(k, v)
-		}
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "application/json, text/event-stream")
-	hr.Header.Set(client.HeaderProtocolVersion, string(Protocol2026))
-	hr.Header.Set("Mcp-Method", "subscriptions/listen")
+	setExtPostHeaders(hr.Header, string(Protocol2026), "subscriptions/listen")
 	resp, err := env.httpClient().Do(hr)
 	if err != nil {
 		HarnessError("subscriptions/listen: %v", err)

@@ -107,19 +107,11 @@ var _ = describeServer("2026-07-28: error codes", "ext-get", func(env *ServerEnv
 // and returns the HTTP status, content type and body.
 func (env *ServerEnv) extPostRaw(ctx context.Context, method string, body []byte, headers map[string]string) (int, string, []byte) {
 	GinkgoHelper()
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, env.Config.URLs[0], bytes.NewReader(body))
+	hr, err := env.extHTTPRequest(ctx, http.MethodPost, env.Config.URLs[0], bytes.NewReader(body), nil)
 	if err != nil {
 		HarnessError("%s: %v", method, err)
 	}
-	for k, vs := range env.Config.Headers {
-		for _, v := range vs {
-			hr.Header.Add(k, v)
-		}
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "application/json, text/event-stream")
-	hr.Header.Set(client.HeaderProtocolVersion, string(Protocol2026))
-	hr.Header.Set("Mcp-Method", method)
+	setExtPostHeaders(hr.Header, string(Protocol2026), method)
 	overrideHeaders(hr.Header, headers)
 	resp, err := env.httpClient().Do(hr)
 	if err != nil {

@@ -31,8 +31,6 @@ type profileDriver struct {
 	// create starts a task of the fixture role as identity A and
 	// returns its id (not-supported when the server will not make one).
 	create func(ctx context.Context, role Role, ms int) string
-	// status polls the task once as identity A.
-	status func(ctx context.Context, id string) string
 	// lookup polls the task once as identity A and reports whether the
 	// server answered that it does not know it (-32602), the way a
 	// purged or expired task is answered in both profiles.
@@ -107,7 +105,6 @@ func (env *ServerEnv) legacyDriver() profileDriver {
 			return taskSnap{}, true
 		}
 		checkCall(err, "tasks/get %s", id)
-		env.checkTask(&got.Task, "tasks/get")
 		return taskSnap{status: string(got.Status), ttl: got.TTL}, false
 	}
 	return profileDriver{
@@ -115,12 +112,6 @@ func (env *ServerEnv) legacyDriver() profileDriver {
 		create: func(ctx context.Context, role Role, ms int) string {
 			GinkgoHelper()
 			return env.Create(ctx, role, map[string]any{"ms": ms}).Task.TaskID
-		},
-		status: func(ctx context.Context, id string) string {
-			GinkgoHelper()
-			got, err := env.A.GetTask(ctx, id)
-			Expect(err).NotTo(HaveOccurred(), "tasks/get of the harness's own task")
-			return string(got.Status)
 		},
 		lookup: lookup,
 		foreign: func(ctx context.Context, id string) map[string]foreignAnswer {
@@ -191,12 +182,6 @@ func (env *ServerEnv) modernDriver() profileDriver {
 			id, _ := env.extCreate(ctx, role, map[string]any{"ms": ms})
 			return id
 		},
-		status: func(ctx context.Context, id string) string {
-			GinkgoHelper()
-			r := env.extGet(ctx, id)
-			Expect(r.Error).To(BeNil(), "tasks/get of the harness's own task: %s", r)
-			return r.str("status")
-		},
 		lookup: func(ctx context.Context, id string) (taskSnap, bool) {
 			GinkgoHelper()
 			r := env.extGet(ctx, id)
@@ -204,12 +189,7 @@ func (env *ServerEnv) modernDriver() profileDriver {
 				return taskSnap{}, true
 			}
 			Expect(r.Error).To(BeNil(), "tasks/get of the harness's own task: %s", r)
-			snap := taskSnap{status: r.str("status")}
-			var ttl int64
-			if json.Unmarshal(r.field("ttlMs"), &ttl) == nil && string(r.field("ttlMs")) != "null" {
-				snap.ttl = &ttl
-			}
-			return snap, false
+			return taskSnap{status: r.str("status"), ttl: ttlMsOf(r)}, false
 		},
 		foreign: func(ctx context.Context, id string) map[string]foreignAnswer {
 			GinkgoHelper()
@@ -267,6 +247,25 @@ func (env *ServerEnv) modernDriver() profileDriver {
 		},
 		failf: env.failf,
 	}
+}
+
+// status polls the task once as identity A; a task the server no longer
+// knows fails the spec.
+func (d profileDriver) status(ctx context.Context, id string) string {
+	GinkgoHelper()
+	snap, gone := d.lookup(ctx, id)
+	Expect(gone).To(BeFalse(), "%s: tasks/get of the harness's own task %s answered that the task is unknown", d.name, id)
+	return snap.status
+}
+
+// ttlMsOf reads a 2026-07-28 task's ttlMs: nil when it is null (no
+// limit) or not an integer.
+func ttlMsOf(r *extReply) *int64 {
+	var ttl *int64
+	if json.Unmarshal(r.field("ttlMs"), &ttl) != nil {
+		return nil
+	}
+	return ttl
 }
 
 func errText(err error) string {
@@ -498,11 +497,7 @@ var _ = describeServer("Invariants shared by both profiles", "invariants", func(
 		for _, ms := range []int{int(ttlProbeWork.Milliseconds()), 0} {
 			born := time.Now()
 			id, created := env.extCreate(ctx, FixtureSleep, map[string]any{"ms": ms})
-			var ttl *int64
-			var v int64
-			if json.Unmarshal(created.field("ttlMs"), &v) == nil && string(created.field("ttlMs")) != "null" {
-				ttl = &v
-			}
+			ttl := ttlMsOf(created)
 			if ttl != nil && *ttl < 0 {
 				continue // a negative ttlMs is EXT-WIRE-005's failure
 			}

@@ -105,11 +105,11 @@ func markContent(res map[string]any) {
 // taskIDOf returns the id of the task a CreateTaskResult (either wire)
 // or a flat tasks/get result names.
 func taskIDOf(r map[string]any) string {
-	if t, ok := r["task"].(map[string]any); ok {
-		id, _ := t["taskId"].(string)
-		return id
+	ts := taskObjects(r)
+	if len(ts) == 0 {
+		return ""
 	}
-	id, _ := r["taskId"].(string)
+	id, _ := ts[0]["taskId"].(string)
 	return id
 }
 
