@@ -166,9 +166,9 @@ func legacyRefusal(k kind, msg *envelope) *tasks.RPCError {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		_ = json.Unmarshal(msg.Params, &p)
-		data, _ := json.Marshal(map[string]any{"supported": []string{protocol.ModernProtocolVersion}, "requested": p.ProtocolVersion})
-		return &tasks.RPCError{Code: v20260728.CodeUnsupportedProtocolVersion, Data: data,
-			Message: "initialize is not served: " + only + ", whose requests carry their version in _meta (see server/discover)"}
+		refusal := protocol.UnsupportedVersionError(p.ProtocolVersion)
+		refusal.Message = "initialize is not served: " + only + ", whose requests carry their version in _meta (see server/discover)"
+		return refusal
 	case k == kindRequest:
 		return rpcErr(wire.CodeInvalidParams, "params._meta with "+v20260728.ProtocolVersionMetaKey+" and "+v20260728.ClientCapabilitiesMetaKey+" is required: "+only)
 	}
